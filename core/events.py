@@ -1,0 +1,196 @@
+"""Typed events the agent loop emits, and the supervisor seam it awaits.
+
+The TUI, the console supervisor and the audit writer are consumers of the same events.
+Everything here is a frozen dataclass so an event can be handed across tasks safely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from core.actions import Action
+from core.result import ActionResult
+
+RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
+Decision = Literal["approved", "denied", "edited", "auto", "not_needed"]
+HumanKind = Literal["password", "otp", "captcha", "payment", "ask_human", "dialog", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """Everything a person needs to decide on one action."""
+
+    round: int
+    action: Action
+    url: str
+    title: str
+    why: str
+    """Why this action needs approval (``every page-changing action asks``, ``new host``...)."""
+    element_line: str | None = None
+    """The digest line of the targeted element, as the model saw it."""
+    risky: bool = False
+    """Risky actions (commitments, new hosts, sensitive fields, run_js) always ask,
+    even after the person approved every action of this kind."""
+    details: tuple[str, ...] = ()
+    """Extra facts shown with the request: the form's submit destination, a field's label,
+    what changed since the person last saw the target."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    decision: Literal["approved", "denied", "edited", "abort"]
+    by: str = "person"
+    edited_params: dict[str, Any] | None = None
+    note: str | None = None
+    """For a denial: sent to the model as the reason."""
+    approve_kind_for_run: bool = False
+    """Approve every further non-risky action of this tool for the rest of the run."""
+
+
+@dataclass(frozen=True, slots=True)
+class HumanRequest:
+    """The agent stopped for a person (sensitive page, or the model's ``ask_human``)."""
+
+    round: int
+    kind: HumanKind
+    detail: str
+    url: str
+    title: str = ""
+    headless: bool = False
+    """The browser has no window: the person cannot act in it, only abort."""
+
+
+HumanResponse = Literal["resume", "abort"]
+
+
+class Supervisor(Protocol):
+    """What the agent awaits. Nothing happens by timeout: the loop waits for an answer."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision: ...
+
+    async def human(self, request: HumanRequest) -> HumanResponse: ...
+
+
+# --- events -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    run_id: str
+    task: str
+    model: str
+    """The model label as shown to people: ``anthropic:claude-...`` or ``scripted plan: FILE``."""
+    browser: str
+    """``launched, headless`` / ``connected to ws://...``."""
+    max_rounds: int
+    settings: dict[str, Any] = field(default_factory=dict)
+    audit_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    round: int
+    max_rounds: int
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    round: int
+    url: str
+    title: str
+    digest: str
+    """The observation exactly as the model receives it (inside ``<browser_state>``)."""
+    tabs: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReplied:
+    round: int
+    output: tuple[dict[str, Any], ...]
+    """The reply's content blocks verbatim (text and tool_use blocks)."""
+    usage: dict[str, Any] = field(default_factory=dict)
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ActionParsed:
+    round: int
+    action: Action | None
+    error: str | None = None
+    element_line: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalNeeded:
+    request: ApprovalRequest
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalGiven:
+    round: int
+    decision: ApprovalDecision
+
+
+@dataclass(frozen=True, slots=True)
+class ActionIntent:
+    """Emitted after the gate and just before the hands act: the action as it will be dispatched.
+
+    Consumers that persist it (the audit log) must do so synchronously, before returning.
+    """
+
+    round: int
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class HumanNeeded:
+    request: HumanRequest
+
+
+@dataclass(frozen=True, slots=True)
+class HumanReturned:
+    round: int
+    response: HumanResponse
+
+
+@dataclass(frozen=True, slots=True)
+class ActionDone:
+    round: int
+    action: Action | None
+    result: ActionResult
+    approval: dict[str, Any]
+    """The audit form: ``{"decision", "by", "edited_params"?, "note"?}``."""
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    outcome: Literal[
+        "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error"
+    ]
+    answer: str
+    rounds: int
+    exit_code: int
+    reason: str = ""
+
+
+Event = (
+    RunStarted
+    | RoundStarted
+    | Observed
+    | ModelReplied
+    | ActionParsed
+    | ApprovalNeeded
+    | ApprovalGiven
+    | ActionIntent
+    | HumanNeeded
+    | HumanReturned
+    | ActionDone
+    | RunFinished
+)
+
+
+class EventSink(Protocol):
+    def __call__(self, event: Event) -> None: ...

@@ -1,0 +1,93 @@
+"""What an action did: the value every hand returns and the audit log records."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+Outcome = Literal["ok", "error", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What an action changed, measured before and after it (after a short settle)."""
+
+    url_changed: bool = False
+    title_changed: bool = False
+    dom_changed: bool = False
+    new_tab: bool = False
+    dialog: str | None = None
+    """Type and message of a JavaScript dialog the action opened, e.g. ``confirm: Delete?``."""
+    new_elements: int = 0
+
+    def any(self) -> bool:
+        return (
+            self.url_changed
+            or self.title_changed
+            or self.dom_changed
+            or self.new_tab
+            or self.dialog is not None
+            or self.new_elements > 0
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    """The result of one action, written for the model that reads it next round.
+
+    ``outcome`` is ``unknown`` when the action was dispatched but its effect could not be
+    read back (the browser died mid-action, the wait timed out after dispatch): such an
+    action must never be reported as a success, nor retried automatically.
+    """
+
+    ok: bool
+    message: str
+    error: str | None = None
+    changes: Changes = field(default_factory=Changes)
+    outcome: Outcome = "ok"
+    screenshot: str | None = None
+    """Path of a PNG file when the action took a screenshot."""
+    data: Any = None
+    """A JSON value the action returned (run_js), or None."""
+    notices: tuple[str, ...] = ()
+    """Things the caller should know that are not the action's own effect
+    (our tab was closed and reopened, the browser reconnected, a download finished)."""
+
+    @staticmethod
+    def success(message: str, changes: Changes | None = None, **kw: Any) -> ActionResult:
+        return ActionResult(ok=True, message=message, changes=changes or Changes(), **kw)
+
+    @staticmethod
+    def failure(message: str, error: str | None = None, **kw: Any) -> ActionResult:
+        return ActionResult(
+            ok=False, message=message, error=error or message, outcome="error", **kw
+        )
+
+    @staticmethod
+    def unknown(message: str, error: str | None = None, **kw: Any) -> ActionResult:
+        return ActionResult(
+            ok=False, message=message, error=error or message, outcome="unknown", **kw
+        )
+
+    def with_notices(self, *notices: str) -> ActionResult:
+        if not notices:
+            return self
+        return replace(self, notices=self.notices + tuple(notices))
+
+    def to_json(self) -> dict[str, Any]:
+        """The audit-log form: ``{"ok", "message", "error"?, "outcome", "changes", ...}``."""
+        out: dict[str, Any] = {
+            "ok": self.ok,
+            "message": self.message,
+            "outcome": self.outcome,
+            "changes": asdict(self.changes),
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        if self.screenshot is not None:
+            out["screenshot"] = self.screenshot
+        if self.data is not None:
+            out["data"] = self.data
+        if self.notices:
+            out["notices"] = list(self.notices)
+        return out

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Sets up handrail on a fresh Debian/Ubuntu machine (or any machine with Python >= 3.11):
+#   - Chromium from the distribution when no Chrome/Chromium is found (CHROME_PATH wins),
+#   - a virtual environment in .venv/ with handrail installed (editable),
+#   - with --dev: the test/lint tools, and the fixture site's React and Vue from npm.
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dev=0
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown option $arg (use --dev or --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+  else echo "bootstrap: need root for: $*" >&2; exit 1
+  fi
+}
+
+apt_updated=0
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: please install: $* (no apt-get on this machine)" >&2
+    exit 1
+  fi
+  if [ "$apt_updated" -eq 0 ]; then
+    as_root apt-get update -qq
+    apt_updated=1
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+find_chrome() {
+  if [ -n "${CHROME_PATH:-}" ] && [ -x "${CHROME_PATH}" ]; then echo "$CHROME_PATH"; return; fi
+  for name in google-chrome google-chrome-stable chromium chromium-browser chrome; do
+    if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+  done
+}
+
+chrome=$(find_chrome || true)
+if [ -z "$chrome" ]; then
+  say "No Chrome or Chromium found: installing Chromium from the distribution"
+  apt_install chromium
+  chrome=$(find_chrome)
+fi
+say "Browser: $chrome"
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "bootstrap: handrail needs Python >= 3.11 (found: $("$python" --version 2>&1))" >&2
+  exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+  say "Creating .venv"
+  if ! "$python" -m venv .venv 2>/dev/null; then
+    rm -rf .venv
+    apt_install python3-venv
+    "$python" -m venv .venv
+  fi
+fi
+
+say "Installing handrail into .venv"
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+if [ "$dev" -eq 1 ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+  if ! command -v npm >/dev/null 2>&1; then
+    say "Installing Node.js and npm (for the test fixtures' React and Vue)"
+    apt_install nodejs npm
+  fi
+  if [ ! -d tests/site/node_modules/react ] || [ tests/site/package-lock.json -nt tests/site/node_modules ]; then
+    say "Installing the fixture site's front-end libraries"
+    (cd tests/site && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+else
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e .
+fi
+say "Ready: .venv/bin/handrail --help"

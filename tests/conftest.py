@@ -1,0 +1,74 @@
+"""Shared fixtures: the fixture site on two loopback origins and real headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from core.browser import Browser, LaunchOptions, find_chrome
+from tests.site_server import SITE_ROOT, FixtureSite
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not (SITE_ROOT / "node_modules" / "react").is_dir():
+        raise pytest.UsageError(
+            "tests/site/node_modules is missing: run `bash scripts/bootstrap.sh --dev` "
+            "(it installs the fixture pages' React and Vue from npm)"
+        )
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[FixtureSite]:
+    """The "site" origin: http://127.0.0.1:PORT serving tests/site."""
+    server = FixtureSite("127.0.0.1")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def other_site() -> Iterator[FixtureSite]:
+    """A second origin ("attacker"/cross-origin) serving the same files on another port."""
+    server = FixtureSite("127.0.0.1")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chrome_path() -> str:
+    return find_chrome()
+
+
+@pytest.fixture
+def profile_dir(tmp_path: Path) -> Path:
+    return tmp_path / "profile"
+
+
+async def launch_browser(profile: Path, **kw: object) -> Browser:
+    """A headless browser of our own, for tests that need one to themselves (faults)."""
+    return await Browser.launch(LaunchOptions(profile_dir=profile, headless=True, **kw))  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Browser]:
+    """One headless Chromium shared by the session; tests open their own tabs in it."""
+    profile = tmp_path_factory.mktemp("chrome-profile")
+    b = await launch_browser(profile, downloads_dir=tmp_path_factory.mktemp("downloads"))
+    yield b
+    await b.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+async def tab(browser: Browser) -> AsyncIterator[object]:
+    """A fresh tab of ours, current in ``browser``, closed after the test."""
+    t = await browser.new_tab()
+    yield t
+    if not t.closed:
+        await browser.close_tab(t)
+
+
+os.environ.setdefault("HANDRAIL_TESTING", "1")

@@ -1,0 +1,28 @@
+"""Small test helpers that read a page's own state (never through handrail's hands)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from core.browser import Tab
+
+
+async def page_eval(tab: Tab, expression: str) -> Any:
+    """Evaluate in the page's main world and return the JSON value (awaits promises)."""
+    result = await tab.send(
+        "Runtime.evaluate",
+        {"expression": expression, "returnByValue": True, "awaitPromise": True},
+    )
+    if "exceptionDetails" in result:
+        raise AssertionError(f"page_eval({expression!r}) threw: {json.dumps(result['exceptionDetails'])[:500]}")
+    return result["result"].get("value")
+
+
+async def load(tab: Tab, url: str, timeout: float = 10.0) -> None:
+    """Navigate with raw CDP and wait for the load event (test set-up, not the hands)."""
+    loaded = tab.session.expect("Page.loadEventFired")
+    await tab.send("Page.navigate", {"url": url})
+    async with asyncio.timeout(timeout):
+        await loaded

@@ -1,0 +1,98 @@
+"""The wire: ids matched to answers, events by session, timeouts, and a dead socket."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+from core.browser import Browser
+from core.cdp import CDPConnection, CDPError, CDPTimeout, ConnectionClosed
+from tests.conftest import launch_browser
+from tests.helpers import load
+from tests.site_server import FixtureSite
+
+
+async def test_concurrent_calls_get_their_own_answers(browser: Browser, tab) -> None:
+    exprs = [f"{n} * 3" for n in range(20)]
+    results = await asyncio.gather(
+        *(tab.send("Runtime.evaluate", {"expression": e, "returnByValue": True}) for e in exprs)
+    )
+    assert [r["result"]["value"] for r in results] == [n * 3 for n in range(20)]
+
+
+async def test_error_answer_names_the_method(tab) -> None:
+    with pytest.raises(CDPError) as err:
+        await tab.send("DOM.describeNode", {"nodeId": 987654})
+    assert "DOM.describeNode" in str(err.value)
+
+
+async def test_events_are_delivered_per_session(browser: Browser, site: FixtureSite) -> None:
+    first = await browser.new_tab()
+    second = await browser.new_tab()
+    seen_first: list[str] = []
+    first.session.on("Page.frameNavigated", lambda p: seen_first.append(p["frame"]["url"]))
+    await load(second, site.url("/cdp/hello.html"))
+    await load(first, site.url("/cdp/hello.html?first"))
+    assert seen_first == [site.url("/cdp/hello.html?first")]
+    await browser.close_tab(first)
+    await browser.close_tab(second)
+
+
+async def test_a_call_the_browser_never_answers_times_out(tab) -> None:
+    with pytest.raises(CDPTimeout) as err:
+        await tab.send(
+            "Runtime.evaluate",
+            {"expression": "new Promise(() => {})", "awaitPromise": True},
+            timeout=0.3,
+        )
+    assert "0.3 s" in str(err.value)
+
+
+async def test_cancelling_the_caller_cancels_the_wait(tab) -> None:
+    task = asyncio.create_task(
+        tab.send("Runtime.evaluate", {"expression": "new Promise(() => {})", "awaitPromise": True}, timeout=None)
+    )
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert tab.session.connection._pending == {}
+    # the connection is still usable afterwards
+    value = await tab.send("Runtime.evaluate", {"expression": "1+1", "returnByValue": True})
+    assert value["result"]["value"] == 2
+
+
+async def test_large_frames_arrive_whole(tab, site: FixtureSite) -> None:
+    await load(tab, site.url("/cdp/hello.html"))
+    big = await tab.send(
+        "Runtime.evaluate", {"expression": "'x'.repeat(8 * 1024 * 1024)", "returnByValue": True}
+    )
+    assert len(big["result"]["value"]) == 8 * 1024 * 1024
+
+
+async def test_dead_socket_fails_every_waiting_call_at_once(tmp_path) -> None:
+    browser = await launch_browser(tmp_path / "p")
+    tab, _ = await browser.active_tab()
+    never = {"expression": "new Promise(() => {})", "awaitPromise": True}
+    waiting = [asyncio.create_task(tab.send("Runtime.evaluate", never, timeout=60)) for _ in range(3)]
+    event_waiter = tab.session.expect("Page.loadEventFired")
+    await asyncio.sleep(0.2)
+    assert browser.process is not None
+    os.killpg(browser.process.pid, signal.SIGKILL)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    results = await asyncio.gather(*waiting, event_waiter, return_exceptions=True)
+    assert loop.time() - started < 5
+    assert all(isinstance(r, ConnectionClosed) for r in results), results
+    with pytest.raises(ConnectionClosed):
+        await tab.send("Runtime.evaluate", {"expression": "1"})
+    await browser.close()
+
+
+async def test_nothing_listening_is_a_clear_error() -> None:
+    with pytest.raises(ConnectionClosed) as err:
+        await CDPConnection.open("ws://127.0.0.1:9/devtools/browser/x", timeout=2)
+    assert "127.0.0.1:9" in str(err.value)

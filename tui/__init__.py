@@ -1,0 +1,1 @@
+"""handrail's Textual observatory and its command line."""

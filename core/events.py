@@ -64,6 +64,14 @@ class HumanRequest:
 HumanResponse = Literal["resume", "abort"]
 
 
+class NoSupervisor(Exception):
+    """Raised by a supervisor that cannot ask anyone (a non-interactive run).
+
+    The agent does not execute the waiting action; it ends the run with exit code 3 and
+    says which action (or which hand-over) waited.
+    """
+
+
 class Supervisor(Protocol):
     """What the agent awaits. Nothing happens by timeout: the loop waits for an answer."""
 
@@ -142,6 +150,9 @@ class ActionIntent:
 
     round: int
     action: Action
+    sensitive: bool = False
+    """The target is a password, one-time-code or payment field: whatever is typed into it
+    is written to the log as «redacted»."""
 
 
 @dataclass(frozen=True, slots=True)

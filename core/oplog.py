@@ -1,0 +1,136 @@
+"""The operational log: levels, timings, CDP errors — for whoever debugs a run.
+
+structlog over the standard library's ``logging``, under the ``handrail`` logger only (the
+root logger and other libraries' handlers are left alone). The file sink writes one JSON
+object per line to a ``.log`` beside the audit file; console mode adds human-readable lines
+on stderr. Nothing is ever written to stdout (it belongs to the console supervisor's output
+and to scripts piping it). Every event passes a secrets scrubber before any sink sees it.
+
+Usage::
+
+    oplog.configure(log_path_for(audit_path), console=not tui, secrets=secrets)
+    log = oplog.get_logger("cdp")
+    log.warning("cdp_timeout", method="Page.navigate", timeout_s=10)
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
+
+from core.secrets import Secrets
+
+ROOT = "handrail"
+_LEVELS = {"debug", "info", "warning", "error", "critical"}
+
+
+def log_path_for(audit_path: Path) -> Path:
+    """The operational log that goes with an audit log: same name, ``.log`` suffix."""
+    return Path(audit_path).with_suffix(".log")
+
+
+class _Scrubber:
+    """A structlog processor that removes secret values from every string in the event."""
+
+    def __init__(self, secrets: Secrets | None) -> None:
+        self._secrets = secrets
+
+    def __call__(self, logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
+        if not self._secrets:
+            return event_dict
+        out: EventDict = {}
+        for key, value in event_dict.items():
+            if isinstance(value, str | dict | list | tuple):
+                out[key] = self._secrets.scrub_json(value)
+            elif isinstance(value, BaseException | type(None) | bool | int | float):
+                out[key] = value  # exc_info is rendered (then scrubbed) by format_exc_info
+            else:
+                out[key] = self._secrets.scrub(repr(value))
+        return out
+
+
+def configure(
+    log_path: Path | None,
+    *,
+    console: bool,
+    level: str = "info",
+    secrets: Secrets | None = None,
+) -> None:
+    """(Re)configure the operational log. Calling it again replaces the previous sinks.
+
+    ``log_path``: JSON lines are appended there (the directory must exist); ``None`` for no
+    file. ``console``: also write readable lines to stderr. With neither, logging is
+    silent. ``level``: debug, info, warning, error or critical. Raises ValueError for an
+    unknown level.
+    """
+    level_name = level.lower()
+    if level_name not in _LEVELS:
+        raise ValueError(f"log level {level!r}: use one of {', '.join(sorted(_LEVELS))}")
+    numeric = logging.getLevelNamesMapping()[level_name.upper()]
+
+    scrub = _Scrubber(secrets)
+    # Runs for structlog events and for stdlib records logged under "handrail.*".
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        scrub,
+    ]
+
+    root = logging.getLogger(ROOT)
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(numeric)
+    root.propagate = False
+
+    if log_path is not None:
+        file_handler = logging.FileHandler(log_path, encoding="utf-8")
+        file_handler.setFormatter(
+            structlog.stdlib.ProcessorFormatter(
+                foreign_pre_chain=shared,
+                processors=[
+                    structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.JSONRenderer(ensure_ascii=False),
+                ],
+            )
+        )
+        root.addHandler(file_handler)
+    if console:
+        stderr_handler = logging.StreamHandler(sys.stderr)
+        stderr_handler.setFormatter(
+            structlog.stdlib.ProcessorFormatter(
+                foreign_pre_chain=shared,
+                processors=[
+                    structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.dev.ConsoleRenderer(colors=False),
+                ],
+            )
+        )
+        root.addHandler(stderr_handler)
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
+
+    structlog.configure(
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str, **initial: Any) -> structlog.stdlib.BoundLogger:
+    """A logger named ``handrail.<name>`` (so the sinks of :func:`configure` receive it)."""
+    full = name if name == ROOT or name.startswith(ROOT + ".") else f"{ROOT}.{name}"
+    return structlog.stdlib.get_logger(full, **initial)

@@ -1,0 +1,319 @@
+"""Secrets the model never sees: placeholders, per-domain scope and scrubbing.
+
+A secret is given on the command line as ``--secret NAME=ENVVAR`` (the value is read from
+the environment, never from the command line, so it stays out of shell history and ``ps``),
+optionally scoped to hosts with ``--secret NAME=ENVVAR@shop.example,*.shop.example``, or in
+a secrets file (see :meth:`Secrets.from_specs`).
+
+The model only ever sees ``<secret:NAME>``. The hands call :meth:`Secrets.substitute` at the
+last moment, with the host of the page they are about to type into; everything that leaves
+the process (model requests, the audit log, the operational log, result messages, file
+names) goes through :meth:`Secrets.scrub` or :meth:`Secrets.mask_for_model` first.
+
+Values are never logged and never appear in the ``repr`` of these objects.
+
+Short values: a value shorter than four characters is still scrubbed, everywhere it occurs.
+That over-redacts (a PIN ``"42"`` also blanks every ``42`` in a page or a log), and the
+``«redacted»`` marks then hint where the value occurred. Prefer longer secrets; the scrubber
+does not try to guess which occurrences "are" the secret.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus, urlsplit
+
+REDACTED = "«redacted»"
+
+SHORT_VALUE = 4
+"""Values shorter than this are scrubbed too, at the cost of over-redaction (see module doc)."""
+
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PLACEHOLDER_RE = re.compile(r"<secret:([A-Za-z_][A-Za-z0-9_]*)>")
+"""Matches ``<secret:NAME>``; group 1 is the name."""
+
+
+class SecretsError(ValueError):
+    """A secret is misconfigured or unknown. The message names the secret, never its value."""
+
+
+class SecretScopeError(SecretsError):
+    """A secret was about to be used on a host outside its configured domains."""
+
+
+@dataclass(frozen=True)
+class Secret:
+    """One secret. ``domains`` are glob host patterns (``shop.example``, ``*.shop.example``);
+    empty means any domain. ``value`` is kept out of ``repr``."""
+
+    name: str
+    value: str = field(repr=False)
+    domains: tuple[str, ...] = ()
+
+    def allows(self, host: str) -> bool:
+        """Whether the secret may be used on ``host`` (a host name, ``host:port`` or URL)."""
+        if not self.domains:
+            return True
+        h = normalize_host(host)
+        return any(fnmatch.fnmatchcase(h, normalize_host(p)) for p in self.domains)
+
+
+def normalize_host(host: str) -> str:
+    """Lower-case host without port or trailing dot; accepts a bare host, ``host:port`` or a URL."""
+    text = host.strip()
+    if "://" in text:
+        text = urlsplit(text).hostname or ""
+    elif text.startswith("[") and "]" in text:  # [::1]:8080
+        text = text[1 : text.index("]")]
+    elif text.count(":") == 1:
+        text = text.split(":", 1)[0]
+    return text.rstrip(".").lower()
+
+
+def only_placeholders(text: str) -> bool:
+    """True when ``text`` is made of ``<secret:NAME>`` placeholders (and whitespace) only."""
+    return bool(PLACEHOLDER_RE.search(text)) and not PLACEHOLDER_RE.sub("", text).strip()
+
+
+def _variants(value: str) -> list[str]:
+    """The forms a value commonly takes when it leaves the process."""
+    forms = {
+        value,
+        quote(value, safe=""),
+        quote(value),
+        quote_plus(value),
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        json.dumps(value)[1:-1],
+    }
+    return [f for f in forms if f]
+
+
+def _variant_pattern(form: str) -> str:
+    # Percent-encoding may use either case for its hex digits (%2f and %2F).
+    parts = re.split(r"(%[0-9A-Fa-f]{2})", form)
+    out = []
+    for part in parts:
+        if re.fullmatch(r"%[0-9A-Fa-f]{2}", part):
+            out.append("%" + "".join(f"[{c.lower()}{c.upper()}]" for c in part[1:]))
+        else:
+            out.append(re.escape(part))
+    return "".join(out)
+
+
+class Secrets:
+    """The run's secrets. Immutable after construction; safe to share between tasks."""
+
+    def __init__(self, secrets: Iterable[Secret] = ()) -> None:
+        self._by_name: dict[str, Secret] = {}
+        for s in secrets:
+            if not _NAME_RE.fullmatch(s.name):
+                raise SecretsError(
+                    f"secret name {s.name!r} is not valid: use letters, digits and underscores, "
+                    "starting with a letter or underscore"
+                )
+            if not s.value:
+                raise SecretsError(f"secret {s.name} has an empty value")
+            self._by_name[s.name] = s
+        # Longest forms first, so a secret that contains another is replaced whole.
+        pairs: list[tuple[str, str]] = []
+        for s in self._by_name.values():
+            pairs.extend((form, s.name) for form in _variants(s.value))
+        pairs.sort(key=lambda p: len(p[0]), reverse=True)
+        self._name_of_form: list[tuple[re.Pattern[str], str]] = [
+            (re.compile(_variant_pattern(form)), name) for form, name in pairs
+        ]
+        self._pattern: re.Pattern[str] | None = (
+            re.compile("|".join(f"(?:{_variant_pattern(f)})" for f, _ in pairs)) if pairs else None
+        )
+
+    def __repr__(self) -> str:
+        return f"Secrets({self.names()!r})"
+
+    def __bool__(self) -> bool:
+        return bool(self._by_name)
+
+    @classmethod
+    def from_specs(
+        cls, specs: Sequence[str], env: Mapping[str, str], file: Path | None = None
+    ) -> Secrets:
+        """Build the secrets from ``--secret`` specs and an optional secrets file.
+
+        A spec is ``NAME=ENVVAR`` or ``NAME=ENVVAR@host1,*.host2``: the value is read from the
+        environment variable ``ENVVAR``; the optional host list limits where it may be typed.
+
+        The secrets file is TOML::
+
+            [secrets.SHOP_PASSWORD]
+            env = "SHOP_PASSWORD"            # read the value from this environment variable
+            domains = ["shop.example", "*.shop.example"]   # optional; omitted = any domain
+
+            [secrets.SHOP_USER]
+            value = "alice@example.org"      # or give the value inline (keep the file private)
+
+        Each entry has exactly one of ``env`` or ``value``. A spec on the command line
+        replaces a file entry of the same name.
+
+        Raises :class:`SecretsError` with a message naming the secret and the variable (never
+        a value) for a malformed spec, a missing or empty environment variable, or a bad file.
+        """
+        found: dict[str, Secret] = {}
+        if file is not None:
+            for s in _load_file(file, env):
+                found[s.name] = s
+        for spec in specs:
+            s = _parse_spec(spec, env)
+            found[s.name] = s
+        return cls(found.values())
+
+    def placeholder(self, name: str) -> str:
+        """``<secret:NAME>``, what the model sees and types."""
+        return f"<secret:{name}>"
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def get(self, name: str) -> Secret | None:
+        return self._by_name.get(name)
+
+    def contains_placeholder(self, text: str) -> bool:
+        return PLACEHOLDER_RE.search(text) is not None
+
+    def substitute(self, text: str, host: str) -> str:
+        """Replace every ``<secret:NAME>`` in ``text`` by its value, for typing on ``host``.
+
+        All placeholders are checked before any is replaced. Raises :class:`SecretScopeError`
+        when a secret is not allowed on ``host`` and :class:`SecretsError` for an unknown name;
+        the messages name the secret and host, never the value.
+        """
+        for m in PLACEHOLDER_RE.finditer(text):
+            name = m.group(1)
+            secret = self._by_name.get(name)
+            if secret is None:
+                known = ", ".join(self.names()) or "none"
+                raise SecretsError(
+                    f"<secret:{name}> is not a configured secret (configured: {known}). "
+                    "Use one of those placeholders, or ask the person with ask_human."
+                )
+            if not secret.allows(host):
+                raise SecretScopeError(
+                    f"<secret:{name}> may only be used on {', '.join(secret.domains)}; "
+                    f"this page is on {normalize_host(host) or host!r}, so it was not typed. "
+                    "Navigate to an allowed site first, or ask the person with ask_human."
+                )
+
+        def repl(m: re.Match[str]) -> str:
+            return self._by_name[m.group(1)].value
+
+        return PLACEHOLDER_RE.sub(repl, text)
+
+    def scrub(self, text: str) -> str:
+        """Replace every secret value (raw, URL-encoded or JSON-escaped) by ``«redacted»``."""
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(REDACTED, text)
+
+    def scrub_json(self, obj: Any) -> Any:
+        """:meth:`scrub` applied to every string (keys too) in nested dicts, lists and tuples.
+
+        Returns a new structure (tuples become lists); other values are returned unchanged.
+        """
+        if self._pattern is None:
+            return obj
+        return self._walk(obj, self.scrub)
+
+    def mask_for_model(self, text: str) -> str:
+        """Replace every secret value (and its variants) by its ``<secret:NAME>`` placeholder,
+        so a page that echoes a value back shows the model the placeholder only."""
+        if self._pattern is None or not text:
+            return text
+
+        def repl(m: re.Match[str]) -> str:
+            found = m.group(0)
+            for pat, name in self._name_of_form:
+                if pat.fullmatch(found):
+                    return self.placeholder(name)
+            return REDACTED  # unreachable: the match came from one of these forms
+
+        return self._pattern.sub(repl, text)
+
+    def _walk(self, obj: Any, fn: Any) -> Any:
+        if isinstance(obj, str):
+            return fn(obj)
+        if isinstance(obj, dict):
+            return {(fn(k) if isinstance(k, str) else k): self._walk(v, fn) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):
+            return [self._walk(v, fn) for v in obj]
+        return obj
+
+
+def _read_env(name: str, var: str, env: Mapping[str, str], where: str) -> str:
+    value = env.get(var)
+    if value is None:
+        raise SecretsError(
+            f"secret {name}: environment variable {var} is not set ({where}). "
+            f"Export it before starting handrail, e.g. `read -s {var}; export {var}`."
+        )
+    if value == "":
+        raise SecretsError(f"secret {name}: environment variable {var} is empty ({where})")
+    return value
+
+
+def _parse_spec(spec: str, env: Mapping[str, str]) -> Secret:
+    name, sep, rest = spec.partition("=")
+    name = name.strip()
+    var, at, hosts = rest.partition("@")
+    var = var.strip()
+    if not sep or not _NAME_RE.fullmatch(name) or not _NAME_RE.fullmatch(var):
+        raise SecretsError(
+            f"--secret {spec.split('=', 1)[0]}=...: expected NAME=ENVVAR or "
+            "NAME=ENVVAR@host,*.host (the value comes from the environment variable ENVVAR)"
+        )
+    domains = tuple(h.strip() for h in hosts.split(",") if h.strip())
+    if at and not domains:
+        raise SecretsError(f"--secret {name}={var}@: the host list after @ is empty")
+    return Secret(name, _read_env(name, var, env, f"--secret {name}={var}"), domains)
+
+
+def _load_file(path: Path, env: Mapping[str, str]) -> list[Secret]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise SecretsError(f"secrets file {path}: cannot read it ({e.strerror})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SecretsError(f"secrets file {path}: not valid TOML ({e})") from None
+    table = data.get("secrets", {})
+    if not isinstance(table, dict):
+        raise SecretsError(f"secrets file {path}: [secrets] must be a table")
+    out: list[Secret] = []
+    for name, entry in table.items():
+        where = f"secrets file {path}, [secrets.{name}]"
+        if not isinstance(entry, dict):
+            raise SecretsError(f"{where}: must be a table with env= or value=")
+        unknown = set(entry) - {"env", "value", "domains"}
+        if unknown:
+            raise SecretsError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        if ("env" in entry) == ("value" in entry):
+            raise SecretsError(f"{where}: give exactly one of env= or value=")
+        if "env" in entry:
+            var = entry["env"]
+            if not isinstance(var, str) or not _NAME_RE.fullmatch(var):
+                raise SecretsError(f"{where}: env must be an environment variable name")
+            value = _read_env(name, var, env, where)
+        else:
+            value = entry["value"]
+            if not isinstance(value, str) or not value:
+                raise SecretsError(f"{where}: value must be a non-empty string")
+        domains = entry.get("domains", [])
+        if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+            raise SecretsError(f"{where}: domains must be a list of host patterns")
+        if not _NAME_RE.fullmatch(name):
+            raise SecretsError(f"{where}: the name must use letters, digits and underscores")
+        out.append(Secret(name, value, tuple(domains)))
+    return out

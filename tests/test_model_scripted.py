@@ -1,0 +1,157 @@
+"""The scripted plan: lines replayed as tool calls, targets found by text in the digest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from anthropic.types import MessageParam
+
+from core.actions import parse_reply, tool_definitions
+from core.model import ModelConfigError, ModelError, ScriptedPlan, build_model
+
+DIGEST = """<browser_state>
+URL: http://127.0.0.1:8000/results
+Title: Journeys
+Lyon to Paris, Friday
+[10]<a href=/journey/1>Details</a>
+[11]<button type=submit>Book now and pay later</button>
+*[12]<input type=text name=from placeholder="From" value="Lyon">From</input>
+~[13]<button>Book now</button>
+[14]<button aria-label="Sort by price">Sort</button>
+[15]<button>Book now</button>
+</browser_state>"""
+
+
+def state_message(digest: str = DIGEST) -> list[MessageParam]:
+    return [
+        {"role": "user", "content": [{"type": "text", "text": "Task: book."}]},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t0",
+                    "name": "wait",
+                    "input": {"seconds": 1, "reason": "r"},
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t0", "content": "Waited 1 s."},
+                {"type": "text", "text": digest},
+            ],
+        },
+    ]
+
+
+def plan(tmp_path: Path, text: str) -> ScriptedPlan:
+    path = tmp_path / "demo.jsonl"
+    path.write_text(text, encoding="utf-8")
+    model = build_model(f"scripted:{path}", base_url=None, env={})
+    assert isinstance(model, ScriptedPlan)
+    return model
+
+
+async def next_call(
+    model: ScriptedPlan, messages: list[MessageParam]
+) -> tuple[str, dict[str, object]]:
+    reply = await model.reply(system="", messages=messages, tools=tool_definitions(allow_js=False))
+    action = parse_reply(reply.content, allow_js=False).action
+    assert action is not None, reply.content
+    return action.name, {**action.params, "reason": action.reason}
+
+
+async def test_target_text_resolves_to_the_index_in_the_latest_digest(tmp_path: Path) -> None:
+    model = plan(
+        tmp_path,
+        "// the demo plan\n"
+        "\n"
+        '{"tool": "click", "target": "book now", "reason": "Take the cheapest."}\n'
+        "# sort first\n"
+        '{"tool": "click", "target": "Sort by price"}\n'
+        '{"tool": "type", "target": "from", "input": {"text": "Lyon"}}\n'
+        '{"tool": "click", "target": "Details"}\n',
+    )
+    messages = state_message()
+    # Exact name beats "contains"; in the viewport beats ~off-screen: [15], not [11] or [13].
+    assert await next_call(model, messages) == (
+        "click",
+        {"index": 15, "reason": "Take the cheapest."},
+    )
+    # An attribute (aria-label) matches when no name does.
+    assert await next_call(model, messages) == (
+        "click",
+        {"index": 14, "reason": "Step 2 of the scripted plan."},
+    )
+    name, params = await next_call(model, messages)
+    assert (name, params["index"], params["text"]) == ("type", 12, "Lyon")
+    # Only the latest <browser_state> counts.
+    later = [
+        *messages,
+        {
+            "role": "user",
+            "content": DIGEST.replace("[10]<a href=/journey/1>", "[70]<a href=/journey/1>"),
+        },
+    ]
+    assert (await next_call(model, later))[1]["index"] == 70
+
+
+async def test_a_target_missing_from_the_page_stops_the_run(tmp_path: Path) -> None:
+    model = plan(tmp_path, '{"tool": "click", "target": "Pay now"}\n')
+    with pytest.raises(ModelError, match=r"demo.jsonl:1: no element matching 'Pay now'") as caught:
+        await model.reply(system="", messages=state_message(), tools=[])
+    assert "'Book now'" in str(caught.value)  # what is on the page instead
+
+
+async def test_plan_exhaustion_finishes_unsuccessfully(tmp_path: Path) -> None:
+    model = plan(tmp_path, '{"tool": "navigate", "input": {"url": "http://127.0.0.1:8000/"}}\n')
+    assert (await next_call(model, state_message()))[0] == "navigate"
+    name, params = await next_call(model, state_message())
+    assert name == "finish"
+    assert params["success"] is False and params["answer"] == "scripted plan ended"
+
+
+def test_label_says_scripted_plan_not_model(tmp_path: Path) -> None:
+    model = plan(tmp_path, "")
+    assert model.label == "scripted plan: demo.jsonl"
+    assert "model" not in model.label and not model.vision
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("{not json", "demo.jsonl:1: not JSON"),
+        ('{"tool": "clik", "input": {"index": 1}}', "no tool `clik`. Did you mean `click`?"),
+        ('{"tool": "click", "input": {"index": "1"}}', "click.index must be an integer"),
+        (
+            '{"tool": "click", "target": "A", "input": {"index": 1}}',
+            'either "target" or input.index',
+        ),
+        ('{"tool": "click", "taget": "A"}', "unknown keys ['taget']"),
+    ],
+)
+def test_a_broken_plan_is_a_config_error_naming_the_line(
+    tmp_path: Path, line: str, said: str
+) -> None:
+    with pytest.raises(ModelConfigError) as caught:
+        plan(tmp_path, line + "\n")
+    assert said in str(caught.value)
+
+
+def test_a_missing_plan_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelConfigError, match="not found"):
+        build_model(f"scripted:{tmp_path / 'nope.jsonl'}", base_url=None, env={})
+
+
+def test_a_spec_without_a_prefix_lists_the_three_forms() -> None:
+    with pytest.raises(ModelConfigError) as caught:
+        build_model("claude-sonnet-5-5", base_url=None, env={})
+    message = str(caught.value)
+    assert (
+        "anthropic:MODEL_ID" in message
+        and "openai:MODEL_ID" in message
+        and "scripted:PLAN.jsonl" in message
+    )

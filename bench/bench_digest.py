@@ -1,0 +1,193 @@
+"""Digest time and size against Playwright's aria_snapshot() on generated table pages.
+
+Run: ``.venv/bin/python bench/bench_digest.py [--rows 100 1000 5000] [--repeat 5]``
+
+Each page is a table whose rows hold a link, a button, an input and text. Both tools drive the
+same Chromium (``/usr/bin/chromium`` unless ``CHROME_PATH`` says otherwise), headless, against
+the same loopback server, in the same run. For handrail, "cold" is the first digest after a
+load (it includes creating our isolated world and installing the page script); "warm" is the
+median of the following digests of the same document. Playwright's figure is the median of
+``page.locator("body").aria_snapshot()`` calls. The check column verifies that every link,
+button and input inside the viewport has a line in the digest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from core.browser import Browser, LaunchOptions, Tab  # noqa: E402
+from core.snapshot import take_snapshot  # noqa: E402
+from core.world import world_call  # noqa: E402
+
+CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+PW_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def table_page(rows: int) -> str:
+    body = "".join(
+        f"<tr><td><a href='/row/{i}'>Row {i}</a></td>"
+        f"<td><button type=button>Edit {i}</button></td>"
+        f"<td><input name='qty{i}' placeholder='Quantity'></td>"
+        f"<td>Item {i} ships in {i % 7 + 1} days from warehouse {i % 13}</td></tr>"
+        for i in range(1, rows + 1)
+    )
+    return (
+        "<!doctype html><meta charset=utf-8><title>Table of "
+        f"{rows} rows</title><h1>Orders</h1><table><tbody>{body}</tbody></table>"
+    )
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def serve(directory: Path) -> tuple[ThreadingHTTPServer, str]:
+    handler = lambda *a, **kw: _Quiet(*a, directory=str(directory), **kw)  # noqa: E731
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+async def load(tab: Tab, url: str) -> None:
+    loaded = tab.session.expect("Page.loadEventFired")
+    await tab.send("Page.navigate", {"url": url})
+    async with asyncio.timeout(60):
+        await loaded
+
+
+MISSING_JS = """function (listed) {
+  const shown = new Set(listed);
+  let inView = 0, missing = 0;
+  for (const el of document.querySelectorAll('a, button, input')) {
+    const r = el.getBoundingClientRect();
+    if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
+    inView++;
+    if (!shown.has(globalThis.__handrail.indexOf(el))) missing++;
+  }
+  return [inView, missing];
+}"""
+
+
+async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
+    profile = Path(tempfile.mkdtemp(prefix="handrail-bench-"))
+    browser = await Browser.launch(
+        LaunchOptions(executable=CHROME, profile_dir=profile, headless=True)
+    )
+    try:
+        tab = await browser.new_tab()
+        await load(tab, url)
+        # The renderer is still busy painting a big page after its load event; wait for it
+        # (a round trip through the page's main thread) so "cold" measures us, not that.
+        await tab.send("Page.getFrameTree", timeout=120)
+        await tab.send("DOM.getDocument", {"depth": 0}, timeout=120)
+        started = time.perf_counter()
+        snap = await take_snapshot(tab)
+        cold = time.perf_counter() - started
+        warm: list[float] = []
+        walk: list[float] = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            snap = await take_snapshot(tab)
+            warm.append(time.perf_counter() - started)
+            walk.append(float(snap.stats["total_ms"]))
+        in_view, missing = await world_call(tab, MISSING_JS, sorted(snap.elements))
+        return {
+            "cold": cold,
+            "warm": statistics.median(warm),
+            "walk_ms": statistics.median(walk),
+            "chars": len(snap.text),
+            "listed": len(snap.elements),
+            "in_view": in_view,
+            "missing": missing,
+            "truncated": snap.truncated is not None,
+            "tail": snap.text.splitlines()[-1],
+        }
+    finally:
+        await browser.close()
+
+
+async def bench_playwright(urls: list[str], repeat: int) -> dict[str, dict[str, float]]:
+    from playwright.async_api import async_playwright
+
+    out: dict[str, dict[str, float]] = {}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROME, args=PW_ARGS, headless=True)
+        page = await browser.new_page(viewport={"width": 1280, "height": 900})
+        for url in urls:
+            await page.goto(url, wait_until="load", timeout=120_000)
+            times: list[float] = []
+            size = 0
+            for _ in range(repeat):
+                started = time.perf_counter()
+                text = await page.locator("body").aria_snapshot(timeout=120_000)
+                times.append(time.perf_counter() - started)
+                size = len(text)
+            out[url] = {"time": statistics.median(times), "chars": size}
+        await browser.close()
+    return out
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[100, 1000, 5000])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="handrail-bench-site-") as tmp:
+        site = Path(tmp)
+        for rows in args.rows:
+            (site / f"rows{rows}.html").write_text(table_page(rows), encoding="utf-8")
+        server, origin = serve(site)
+        try:
+            urls = {rows: f"{origin}/rows{rows}.html" for rows in args.rows}
+            ours = {rows: await bench_handrail(url, args.repeat) for rows, url in urls.items()}
+            theirs = await bench_playwright(list(urls.values()), args.repeat)
+        finally:
+            server.shutdown()
+
+    print(
+        f"{'rows':>6} | {'handrail cold':>13} | {'warm (median)':>13} | {'in-page':>8} | "
+        f"{'chars':>7} | {'listed':>6} | {'in view ok':>10} | {'playwright':>10} | "
+        f"{'pw chars':>9} | {'ratio':>6}"
+    )
+    print("-" * 112)
+    ok = True
+    for rows, url in urls.items():
+        h, p = ours[rows], theirs[url]
+        check = f"{h['in_view'] - h['missing']}/{h['in_view']}"
+        ok = ok and h["missing"] == 0 and h["chars"] <= 40_000
+        print(
+            f"{rows:>6} | {h['cold'] * 1000:>10.0f} ms | {h['warm'] * 1000:>10.0f} ms | "
+            f"{h['walk_ms']:>5.0f} ms | {h['chars']:>7,} | {h['listed']:>6} | {check:>10} | "
+            f"{p['time'] * 1000:>7.0f} ms | {int(p['chars']):>9,} | "
+            f"{p['time'] / max(h['warm'], 1e-9):>5.1f}x"
+        )
+    for rows in urls:
+        print(f"{rows:>6} rows, last line: {ours[rows]['tail']}")
+    print("all checks passed" if ok else "CHECK FAILED: see the table")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

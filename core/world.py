@@ -1,0 +1,260 @@
+"""handrail's own isolated JavaScript world in a tab.
+
+API (used by the hands in core/page.py and by core/snapshot.py)::
+
+    await world_eval(tab, "document.title")                    # -> JSON value
+    await world_call(tab, "function (i, t) { ... }", 12, "x")  # -> JSON value
+    await element_object_id(tab, 12)                           # -> CDP objectId of element [12]
+
+Inside the world, ``globalThis.__handrail`` is the registry installed by core/snapshot.js:
+``__handrail.element(12)`` returns the element the digest showed as ``[12]`` or throws; a
+``world_call``/``world_eval`` that uses it raises :class:`StaleElement` or
+:class:`UnknownIndex` in Python, with a message written for the model. ``__handrail.probe()``
+is the cheap before/after reading the hands use (see :func:`core.snapshot.probe`).
+
+Why an isolated world: page scripts can neither see our globals nor replace the DOM methods
+we call (``Element.prototype.getBoundingClientRect`` patched by a page does not exist for us).
+The world is created with ``Page.createIsolatedWorld`` on the main frame; the Runtime domain
+is never enabled (pages can notice it). A new document needs a new world: we drop ours on
+``Page.frameNavigated`` for the main frame and, should we miss that, retry once when the
+browser answers "Cannot find context". Each new world's index counter is seeded with the
+tab's high-water mark, so an index from an earlier document never names an element of a
+later one: it fails instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.browser import Tab
+from core.cdp import JSON, CDPError
+
+WORLD_NAME = "handrail"
+STATE_KEY = "world"
+_SNAPSHOT_JS = Path(__file__).with_name("snapshot.js")
+
+# Thrown by snapshot.js: "handrail:stale:12" / "handrail:unknown:12".
+_INDEX_ERROR = re.compile(r"handrail:(stale|unknown):(\d+)")
+_LOST_CONTEXT = ("Cannot find context", "Execution context was destroyed", "Cannot find default")
+
+
+class WorldError(Exception):
+    """Running our JavaScript in the page failed; the message says why (first line only)."""
+
+
+class StaleElement(WorldError):
+    """The element behind an index has left the page (removed, replaced, or a new document)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(
+            f"element [{index}] is no longer on the page (the page changed); "
+            "read the new digest and use its indexes"
+        )
+        self.index = index
+
+
+class UnknownIndex(WorldError):
+    """No element ever had this index in this tab (an index from an earlier document of the
+    tab raises :class:`StaleElement`)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(
+            f"there is no element [{index}] in the digest; use an index shown in the latest digest"
+        )
+        self.index = index
+
+
+@dataclass
+class _World:
+    """Per-tab state, kept in ``tab.state["world"]``."""
+
+    context_id: int | None = None
+    main_frame_id: str | None = None
+    next_index: int = 1
+    """High-water mark of indexes handed out in this tab (seed for the next world)."""
+    generation: int = 0
+    """Bumped whenever a new world is created (a new document, or a lost context)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    unsubscribe: list[Any] = field(default_factory=list)
+
+
+def _state(tab: Tab) -> _World:
+    world = tab.state.get(STATE_KEY)
+    if isinstance(world, _World):
+        return world
+    world = _World()
+    tab.state[STATE_KEY] = world
+
+    def on_navigated(params: JSON) -> None:
+        frame = params.get("frame", {})
+        if frame.get("parentId"):
+            return
+        world.main_frame_id = frame.get("id", world.main_frame_id)
+        world.context_id = None
+
+    world.unsubscribe.append(tab.session.on("Page.frameNavigated", on_navigated))
+    return world
+
+
+def world_generation(tab: Tab) -> int:
+    """A number that changes whenever our world (and so the index registry) was recreated."""
+    return _state(tab).generation
+
+
+def note_index_high_water(tab: Tab, next_index: int) -> None:
+    """Record the next free index reported by the page (snapshot.py calls this)."""
+    world = _state(tab)
+    world.next_index = max(world.next_index, next_index)
+
+
+def _load_script() -> str:
+    return _SNAPSHOT_JS.read_text(encoding="utf-8")
+
+
+async def _context(tab: Tab, timeout: float) -> int:
+    world = _state(tab)
+    if world.context_id is not None:
+        return world.context_id
+    async with world.lock:
+        if world.context_id is not None:
+            return world.context_id
+        tree = await tab.send("Page.getFrameTree", timeout=timeout)
+        frame_id = tree["frameTree"]["frame"]["id"]
+        created = await tab.send(
+            "Page.createIsolatedWorld",
+            {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
+            timeout=timeout,
+        )
+        context_id = int(created["executionContextId"])
+        source = _load_script()
+        install = f"{source}\n;globalThis.__handrail.init({int(world.next_index)});"
+        result = await tab.send(
+            "Runtime.evaluate",
+            {"expression": install, "contextId": context_id, "returnByValue": True},
+            timeout=timeout,
+        )
+        if "exceptionDetails" in result:
+            raise WorldError("could not install handrail's page script: " + _exception_text(result))
+        world.context_id = context_id
+        world.main_frame_id = frame_id
+        world.generation += 1
+        return context_id
+
+
+def _exception_text(result: JSON) -> str:
+    details = result.get("exceptionDetails", {})
+    exception = details.get("exception") or {}
+    text = exception.get("description") or details.get("text") or "unknown error"
+    if exception.get("type") == "object" and "value" in exception:
+        text = str(exception["value"])
+    first = str(text).strip().splitlines()[0] if str(text).strip() else "unknown error"
+    return first
+
+
+def _raise_for(result: JSON) -> None:
+    text = _exception_text(result)
+    match = _INDEX_ERROR.search(text)
+    if match:
+        index = int(match.group(2))
+        if match.group(1) == "stale":
+            raise StaleElement(index)
+        raise UnknownIndex(index)
+    raise WorldError(text)
+
+
+async def _run(tab: Tab, method: str, params: JSON, timeout: float) -> JSON:
+    """Send ``method`` with our context id, recreating the world once if it was lost."""
+    world = _state(tab)
+    for attempt in (0, 1):
+        context_id = await _context(tab, timeout)
+        key = "contextId" if method == "Runtime.evaluate" else "executionContextId"
+        try:
+            return await tab.send(method, {**params, key: context_id}, timeout=timeout)
+        except CDPError as exc:
+            if attempt == 0 and any(s in str(exc) for s in _LOST_CONTEXT):
+                if world.context_id == context_id:
+                    world.context_id = None
+                continue
+            raise
+    raise AssertionError("unreachable")
+
+
+def _value(result: JSON) -> Any:
+    if "exceptionDetails" in result:
+        _raise_for(result)
+    remote = result.get("result", {})
+    if remote.get("type") == "undefined":
+        return None
+    return remote.get("value")
+
+
+async def world_eval(
+    tab: Tab, expression: str, *, await_promise: bool = False, timeout: float = 10.0
+) -> Any:
+    """Evaluate ``expression`` in our isolated world and return its JSON value.
+
+    Raises :class:`StaleElement` / :class:`UnknownIndex` when the expression used
+    ``__handrail.element(i)`` on a bad index, :class:`WorldError` (first line of the page
+    exception) for any other exception, and ``core.cdp`` errors (``CDPTimeout`` after
+    ``timeout`` seconds, ``SessionClosed``...) when the tab does not answer.
+    """
+    params: JSON = {
+        "expression": expression,
+        "returnByValue": True,
+        "awaitPromise": await_promise,
+        "userGesture": False,
+    }
+    return _value(await _run(tab, "Runtime.evaluate", params, timeout))
+
+
+async def world_call(
+    tab: Tab,
+    function_declaration: str,
+    *args: Any,
+    timeout: float = 10.0,
+    await_promise: bool = False,
+) -> Any:
+    """Call ``function_declaration`` (e.g. ``"function (i) { ... }"``) in our world with
+    JSON-serialisable ``args``; returns its JSON value. Errors as :func:`world_eval`."""
+    params: JSON = {
+        "functionDeclaration": function_declaration,
+        "arguments": [{"value": json.loads(json.dumps(a))} for a in args],
+        "returnByValue": True,
+        "awaitPromise": await_promise,
+    }
+    return _value(await _run(tab, "Runtime.callFunctionOn", params, timeout))
+
+
+async def element_object_id(tab: Tab, index: int, *, timeout: float = 10.0) -> str:
+    """The CDP remote object id (in our world) of the element with digest index ``index``.
+
+    Usable with DOM.* commands (``DOM.setFileInputFiles``, ``DOM.describeNode``...) and
+    ``Runtime.callFunctionOn``. Raises :class:`StaleElement` / :class:`UnknownIndex`.
+    """
+    params: JSON = {
+        "expression": f"globalThis.__handrail.element({int(index)})",
+        "returnByValue": False,
+        "objectGroup": "handrail",
+    }
+    result = await _run(tab, "Runtime.evaluate", params, timeout)
+    if "exceptionDetails" in result:
+        _raise_for(result)
+    object_id = result.get("result", {}).get("objectId")
+    if not isinstance(object_id, str):
+        raise WorldError(f"element [{index}] has no remote object")
+    return object_id
+
+
+async def release_objects(tab: Tab) -> None:
+    """Release the remote objects :func:`element_object_id` handed out (optional hygiene)."""
+    world = _state(tab)
+    if world.context_id is None:
+        return
+    with contextlib.suppress(CDPError):
+        await tab.send("Runtime.releaseObjectGroup", {"objectGroup": "handrail"}, timeout=5)

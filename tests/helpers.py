@@ -16,7 +16,9 @@ async def page_eval(tab: Tab, expression: str) -> Any:
         {"expression": expression, "returnByValue": True, "awaitPromise": True},
     )
     if "exceptionDetails" in result:
-        raise AssertionError(f"page_eval({expression!r}) threw: {json.dumps(result['exceptionDetails'])[:500]}")
+        raise AssertionError(
+            f"page_eval({expression!r}) threw: {json.dumps(result['exceptionDetails'])[:500]}"
+        )
     return result["result"].get("value")
 
 

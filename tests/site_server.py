@@ -66,7 +66,9 @@ class _Handler(SimpleHTTPRequestHandler):
                 except ValueError:
                     item.json_body = body.decode(errors="replace")
             else:
-                item.form = urllib.parse.parse_qs(body.decode(errors="replace"), keep_blank_values=True)
+                item.form = urllib.parse.parse_qs(
+                    body.decode(errors="replace"), keep_blank_values=True
+                )
         with self.server.lock:
             self.server.received.append(item)
         return item

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from websockets.asyncio.server import serve
-from websockets.http11 import Response
 from websockets.datastructures import Headers
+from websockets.http11 import Response
 
 from core.browser import (
     Browser,
@@ -62,7 +62,9 @@ def test_default_profile_is_handrails_own(tmp_path: Path) -> None:
     assert profile == tmp_path / "data" / "handrail" / "chrome-profile"
 
 
-async def test_launch_uses_its_profile_and_stops_only_its_process(tmp_path: Path, site: FixtureSite) -> None:
+async def test_launch_uses_its_profile_and_stops_only_its_process(
+    tmp_path: Path, site: FixtureSite
+) -> None:
     profile = tmp_path / "profile"
     browser = await launch_browser(profile)
     assert browser.process is not None and browser.process.returncode is None
@@ -97,7 +99,9 @@ async def foreign_browser(tmp_path: Path):
     await other.close()
 
 
-async def test_cdp_url_http_and_ws_both_connect_without_launching(foreign_browser, site: FixtureSite) -> None:
+async def test_cdp_url_http_and_ws_both_connect_without_launching(
+    foreign_browser, site: FixtureSite
+) -> None:
     other, foreign_tab = foreign_browser
     await load(foreign_tab, site.url("/cdp/hello.html?theirs"))
     port = other.ws_url.split(":")[2].split("/")[0]
@@ -164,7 +168,9 @@ async def test_a_closed_tab_is_replaced_and_reported(browser: Browser, site: Fix
     await browser.close_tab(new_tab)
 
 
-async def test_a_dropped_connection_reconnects_and_keeps_our_tab(tmp_path: Path, site: FixtureSite) -> None:
+async def test_a_dropped_connection_reconnects_and_keeps_our_tab(
+    tmp_path: Path, site: FixtureSite
+) -> None:
     browser = await launch_browser(tmp_path / "p")
     tab, _ = await browser.active_tab()
     await load(tab, site.url("/cdp/hello.html?kept"))

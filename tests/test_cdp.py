@@ -53,7 +53,11 @@ async def test_a_call_the_browser_never_answers_times_out(tab) -> None:
 
 async def test_cancelling_the_caller_cancels_the_wait(tab) -> None:
     task = asyncio.create_task(
-        tab.send("Runtime.evaluate", {"expression": "new Promise(() => {})", "awaitPromise": True}, timeout=None)
+        tab.send(
+            "Runtime.evaluate",
+            {"expression": "new Promise(() => {})", "awaitPromise": True},
+            timeout=None,
+        )
     )
     await asyncio.sleep(0.1)
     task.cancel()
@@ -77,7 +81,9 @@ async def test_dead_socket_fails_every_waiting_call_at_once(tmp_path) -> None:
     browser = await launch_browser(tmp_path / "p")
     tab, _ = await browser.active_tab()
     never = {"expression": "new Promise(() => {})", "awaitPromise": True}
-    waiting = [asyncio.create_task(tab.send("Runtime.evaluate", never, timeout=60)) for _ in range(3)]
+    waiting = [
+        asyncio.create_task(tab.send("Runtime.evaluate", never, timeout=60)) for _ in range(3)
+    ]
     event_waiter = tab.session.expect("Page.loadEventFired")
     await asyncio.sleep(0.2)
     assert browser.process is not None

@@ -1,0 +1,81 @@
+"""The run header: task, model, browser, state, round n of max, elapsed, tokens, following."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tui.rounds import STATE_LABELS, elapsed_text
+from tui.themes import meaning_variable, outcome_style
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderFacts:
+    task: str = ""
+    model: str = ""
+    browser: str = ""
+    state: str = "starting"
+    """A key of ``STATE_LABELS`` or free text (replay: ``replay · verified``)."""
+    state_meaning: str = ""
+    """An outcome (``approved``, ``error``, ``paused``...) that colours the state, or ``""``."""
+    round: int = 0
+    max_rounds: int = 0
+    elapsed_s: float | None = None
+    tokens: int = 0
+    following: bool | None = True
+    """None: following does not apply (replay of a finished log)."""
+
+
+_STATE_MEANING = {
+    "awaiting_approval": "denied",
+    "paused": "paused",
+}
+
+
+class RunHeader(Widget):
+    """Two or more lines; the task is cut with an ellipsis, facts wrap rather than vanish."""
+
+    DEFAULT_CSS = """
+    RunHeader {
+        height: auto;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+    }
+    """
+
+    facts: reactive[HeaderFacts] = reactive(HeaderFacts, layout=True)
+
+    def render(self) -> Content:
+        facts = self.facts
+        width = max(10, self.size.width - 2)
+        task_line = Content.assemble(
+            ("handrail ", "bold $primary"), ("· ", "dim"), facts.task or "—"
+        )
+        task_line = task_line.truncate(width, ellipsis=True)
+        state = STATE_LABELS.get(facts.state, facts.state)
+        meaning = facts.state_meaning or _STATE_MEANING.get(facts.state, "")
+        state_style = f"bold {outcome_style(meaning)}" if meaning else "bold"
+        if meaning == "paused":
+            state_style = f"bold ${meaning_variable('paused')}"
+        facts_parts: list[Content] = [
+            Content.styled(state, state_style),
+            Content(f"round {facts.round} of {facts.max_rounds or '?'}"),
+        ]
+        if facts.elapsed_s is not None:
+            facts_parts.append(Content(elapsed_text(facts.elapsed_s)))
+        facts_parts.append(Content(f"{facts.tokens:,} tokens"))
+        if facts.model:
+            facts_parts.append(Content(facts.model))
+        if facts.browser:
+            facts_parts.append(Content(facts.browser))
+        if facts.following is not None:
+            facts_parts.append(
+                Content.styled("● following", "$success")
+                if facts.following
+                else Content.styled("◌ not following (f: live)", "$warning")
+            )
+        return task_line + "\n" + Content("  ·  ").join(facts_parts)

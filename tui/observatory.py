@@ -1,0 +1,147 @@
+"""What the run app and the replay app share: themes, the person's config, help, palette.
+
+No global state: the config folder, theme folders and clock are constructor arguments, so
+tests (and the CLI) decide where settings live.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from tui.config import THEMES_FOLDER, default_config_dir, load_config, save_theme
+from tui.help_screen import HelpScreen, HelpSection
+from tui.themes import (
+    DEFAULT_THEME,
+    builtin_themes_dir,
+    describe_problems,
+    load_themes,
+    meaning_defaults,
+)
+
+PaletteCommand = tuple[str, str, Callable[[], object]]
+
+
+class ObservatoryApp(App[int]):
+    """Base of ``HandrailApp`` (live run) and ``ReplayApp``; its result is an exit code."""
+
+    CSS_PATH = "observatory.tcss"
+    TITLE = "handrail"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding("t", "change_theme", "Theme", id="app.theme"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        theme: str | None = None,
+        config_dir: Path | None = None,
+        theme_dirs: Sequence[Path] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        persist_theme: bool = True,
+    ) -> None:
+        """``theme``: a name from ``--theme`` (None: the saved one, else the default).
+        ``config_dir``: where ``config.toml`` and user ``themes/`` live (default: XDG).
+        ``theme_dirs``: folders to load themes from, later ones win (default: the
+        project's ``themes/`` then the user's). ``clock``: seconds, for elapsed time.
+        ``persist_theme``: save the theme the person picks in the config file."""
+        super().__init__()
+        self.config_dir = config_dir if config_dir is not None else default_config_dir()
+        self.clock = clock
+        self.persist_theme = persist_theme
+        self._notes: list[tuple[str, str]] = []
+        self._theme_ready = False
+
+        folders = (
+            list(theme_dirs)
+            if theme_dirs is not None
+            else [
+                builtin_themes_dir(),
+                self.config_dir / THEMES_FOLDER,
+            ]
+        )
+        loaded = load_themes(folders)
+        for registered in loaded.themes.values():
+            self.register_theme(registered)
+        if loaded.problems:
+            self._notes.append((describe_problems(loaded.problems), "warning"))
+
+        config = load_config(self.config_dir)
+        if config.problem:
+            self._notes.append((config.problem, "warning"))
+        wanted = theme or config.theme or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+            self._notes.append(
+                (
+                    f"Unknown theme {wanted!r}; using {fallback!r}. "
+                    f"Available: {', '.join(sorted(loaded.themes)) or 'none loaded'}.",
+                    "warning",
+                )
+            )
+            wanted = fallback
+        self.theme = wanted
+
+    # --- themes --------------------------------------------------------------------------
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # Textual's built-in themes know nothing of handrail's meaning colours.
+        return meaning_defaults()
+
+    def on_mount(self) -> None:
+        for message, severity in self._notes:
+            self.notify(
+                message,
+                severity="warning" if severity == "warning" else "information",
+                markup=False,
+                timeout=10,
+            )
+        self._notes.clear()
+        self._theme_ready = True
+
+    def watch_theme(self, name: str) -> None:
+        if not (self._theme_ready and self.persist_theme):
+            return
+        try:
+            save_theme(self.config_dir, name)
+        except OSError as exc:
+            self.notify(f"Could not save the theme choice: {exc}", severity="warning", markup=False)
+
+    # --- commands ------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(list(self.help_sections())))
+
+    def help_sections(self) -> Iterable[HelpSection]:
+        """Key groups for ``?``: the screens' own first, then these app-wide keys."""
+        screen = self.screen
+        provider = getattr(screen, "help_sections", None)
+        if callable(provider):
+            yield from provider()
+        yield ("Everywhere", [*ObservatoryApp.BINDINGS, Binding("ctrl+p", "", "Command palette")])
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        provider = getattr(screen, "palette_commands", None)
+        if callable(provider):
+            for title, help_text, callback in provider():
+                yield SystemCommand(title, help_text, callback)
+        yield SystemCommand("Help", "Show every key (?)", self.action_help)
+        yield from super().get_system_commands(screen)
+
+    async def action_quit(self) -> None:
+        """``q`` and ctrl+q: subclasses may ask first (a live run must be aborted)."""
+        await self.request_quit()
+
+    async def request_quit(self) -> None:
+        self.exit(0)

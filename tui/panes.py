@@ -1,0 +1,305 @@
+"""The four panes of the selected round: observation, model output, parsed action, result.
+
+Everything shown here came from a page or a model, so it is rendered as ``Content`` built
+from plain strings: markup in page text (``[/path]``, ``[bold]``) is shown, never parsed.
+The panes sit side by side on a wide terminal, in a 2x2 grid on a medium one, and behind
+tabs (one at a time, keys 1-4) on a narrow one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Container, VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.widget import Widget
+from textual.widgets import Static, Tab, Tabs
+
+from tui.rounds import STATE_LABELS, RoundView, pretty, result_summary
+from tui.themes import meaning_variable, outcome_style
+
+
+@dataclass(frozen=True, slots=True)
+class PaneText:
+    """What one pane shows: its body and a subtitle for its border."""
+
+    body: Content
+    subtitle: str = ""
+
+
+PANE_IDS = ("digest", "model", "action", "result")
+PANE_TITLES = {
+    "digest": "Observation",
+    "model": "Model output",
+    "action": "Action",
+    "result": "Result",
+}
+
+WIDE_COLUMNS = 150
+"""At or above this many columns the panes stand side by side; below it, a 2x2 grid."""
+NARROW_COLUMNS = 110
+"""Below this many columns the panes go behind tabs, one at a time."""
+
+
+def dim(text: str) -> Content:
+    return Content.styled(text, "dim italic")
+
+
+def _heading(text: str) -> Content:
+    return Content.styled(text, "bold $text-secondary")
+
+
+def digest_content(digest: str | None) -> Content:
+    """The digest verbatim; ``*`` lines (new elements) and ``~`` lines (off-screen) coloured."""
+    if digest is None:
+        return dim("not observed yet")
+    lines: list[Content] = []
+    for line in digest.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("*["):
+            lines.append(Content.styled(line, f"${meaning_variable('new-element')}"))
+        elif stripped.startswith("~["):
+            lines.append(Content.styled(line, f"${meaning_variable('offscreen')}"))
+        else:
+            lines.append(Content(line))
+    return Content("\n").join(lines)
+
+
+def model_output_content(output: Any) -> Content:
+    """The model's reply block by block: text verbatim, tool calls as their JSON input."""
+    if output is None:
+        return dim("waiting for the model")
+    if isinstance(output, str):
+        return Content(output)
+    if not isinstance(output, list | tuple):
+        return Content(pretty(output))
+    parts: list[Content] = []
+    for block in output:
+        if not isinstance(block, dict):
+            parts.extend([_heading("── block"), Content(pretty(block))])
+            continue
+        kind = str(block.get("type", "?"))
+        if kind == "text":
+            parts.extend([_heading("── text"), Content(str(block.get("text", "")))])
+        elif kind == "tool_use":
+            title = f"── tool_use {block.get('name', '?')}"
+            if block.get("id"):
+                title += f"  ({block['id']})"
+            parts.extend([_heading(title), highlight(pretty(block.get("input")), language="json")])
+        else:
+            parts.extend([_heading(f"── {kind}"), Content(pretty(block))])
+    if not parts:
+        return dim("the reply had no content blocks")
+    return Content("\n").join(parts)
+
+
+def action_content(view: RoundView) -> Content:
+    """Tool and parameters (highlighted), the target's digest line, the reason, the gate."""
+    parts: list[Content] = []
+    if view.action_error is not None:
+        parts.append(
+            Content.styled("could not parse the reply", f"bold ${meaning_variable('error')}")
+        )
+        parts.append(Content(view.action_error))
+    action = view.action_json()
+    if action is None and view.action_error is None:
+        return dim("no action yet")
+    if action is not None:
+        shown = {"name": action.get("name"), "params": action.get("params", {})}
+        parts.append(highlight(pretty(shown), language="json"))
+        if view.element_line:
+            parts.append(_heading("target"))
+            parts.append(digest_content(view.element_line))
+        if action.get("reason"):
+            parts.append(_heading("reason"))
+            parts.append(Content(str(action["reason"])))
+    if view.why:
+        parts.append(_heading("needs approval"))
+        parts.append(Content(view.why))
+        if view.risky:
+            parts.append(
+                Content.styled("risky: asks every time", f"bold ${meaning_variable('denied')}")
+            )
+    approval = view.approval
+    if approval:
+        decision = str(approval.get("decision", "?"))
+        style = {
+            "approved": outcome_style("approved"),
+            "edited": outcome_style("approved"),
+            "denied": outcome_style("denied"),
+        }.get(decision, "")
+        line = Content.assemble(("decision: ", "bold"), (decision, style))
+        if approval.get("by"):
+            line += Content(f" by {approval['by']}")
+        parts.append(line)
+        if approval.get("note"):
+            parts.append(Content(f"note: {approval['note']}"))
+        if isinstance(approval.get("edited_params"), dict):
+            parts.append(dim("parameters above are as edited by the person"))
+    return Content("\n").join(parts)
+
+
+def result_content(view: RoundView) -> Content:
+    """The result message, what changed, errors, and any hand-over to a person."""
+    parts: list[Content] = []
+    meaning = view.meaning()
+    if view.result is not None:
+        lines = result_summary(view.result)
+        parts.append(Content.styled(lines[0] or "(no message)", f"bold {outcome_style(meaning)}"))
+        parts.extend(Content(line) for line in lines[1:])
+    elif (view.approval or {}).get("decision") == "denied":
+        parts.append(Content.styled("denied: the action did not run", outcome_style("denied")))
+    elif view.phase == "done":
+        parts.append(dim("the action did not run"))
+    else:
+        parts.append(dim(STATE_LABELS.get(view.phase, view.phase)))
+    for pause in view.pauses:
+        parts.append(_heading("handed to a person"))
+        parts.append(
+            Content.styled(
+                f"{pause.get('kind', '?')}: {pause.get('detail', '')}", outcome_style("paused")
+            )
+        )
+        if pause.get("url"):
+            parts.append(Content(f"on {pause['url']}"))
+        if pause.get("response"):
+            parts.append(Content(f"person chose: {pause['response']}"))
+    return Content("\n").join(parts)
+
+
+def round_texts(view: RoundView) -> dict[str, PaneText]:
+    """The four panes' text for a round."""
+    usage = view.usage or {}
+    tokens = ""
+    if usage:
+        tokens = f"in {usage.get('input_tokens', usage.get('prompt_tokens', '?'))} / out {usage.get('output_tokens', usage.get('completion_tokens', '?'))}"
+    return {
+        "digest": PaneText(digest_content(view.digest), view.url),
+        "model": PaneText(model_output_content(view.model_output), tokens),
+        "action": PaneText(action_content(view), ""),
+        "result": PaneText(result_content(view), ""),
+    }
+
+
+class Pane(VerticalScroll):
+    """One pane: a titled, independently scrolling view of one text."""
+
+    DEFAULT_CSS = """
+    Pane {
+        border: round $panel-lighten-2;
+        border-title-color: $text-muted;
+        padding: 0 1;
+        &:focus { border: round $primary; border-title-color: $primary; }
+        & > Static { width: 1fr; }
+    }
+    """
+
+    def __init__(self, key: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.key = key
+
+    def compose(self) -> ComposeResult:
+        yield Static(dim("nothing selected"), id=f"{self.key}-body")
+
+    def on_mount(self) -> None:
+        number = PANE_IDS.index(self.key) + 1
+        self.border_title = f"{number} {PANE_TITLES[self.key]}"
+
+    def show(self, text: PaneText) -> None:
+        self.query_one(Static).update(text.body)
+        self.border_subtitle = Content(text.subtitle).truncate(60, ellipsis=True)
+        self.scroll_home(animate=False)
+
+    @property
+    def plain(self) -> str:
+        """The pane's text as shown (for tests and copy)."""
+        body = self.query_one(Static).visual
+        return body.plain if isinstance(body, Content) else str(body)
+
+
+class RoundPanes(Widget):
+    """The four panes, laid out for the terminal's width (see ``set_width``)."""
+
+    DEFAULT_CSS = """
+    RoundPanes {
+        layout: vertical;
+        & > Tabs { display: none; }
+        &.-tabs > Tabs { display: block; }
+        & > #pane-grid { layout: grid; grid-size: 4 1; grid-gutter: 0; height: 1fr; }
+        &.-grid > #pane-grid { grid-size: 2 2; }
+        &.-tabs > #pane-grid { grid-size: 1 1; }
+        &.-tabs Pane { display: none; }
+        &.-tabs Pane.-current { display: block; }
+    }
+    """
+
+    LAYOUTS: ClassVar[tuple[str, ...]] = ("-columns", "-grid", "-tabs")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.current = "digest"
+
+    def compose(self) -> ComposeResult:
+        yield Tabs(
+            *(Tab(f"{i} {PANE_TITLES[key]}", id=f"tab-{key}") for i, key in enumerate(PANE_IDS, 1))
+        )
+        with Container(id="pane-grid"):
+            for key in PANE_IDS:
+                yield Pane(key, id=f"pane-{key}")
+
+    def on_mount(self) -> None:
+        self.pane(self.current).add_class("-current")
+
+    def pane(self, key: str) -> Pane:
+        return self.query_one(f"#pane-{key}", Pane)
+
+    def set_width(self, columns: int) -> None:
+        """Pick side-by-side, grid or tabs for a terminal this many columns wide."""
+        if columns >= WIDE_COLUMNS:
+            layout = "-columns"
+        elif columns >= NARROW_COLUMNS:
+            layout = "-grid"
+        else:
+            layout = "-tabs"
+        for name in self.LAYOUTS:
+            self.set_class(name == layout, name)
+
+    @property
+    def tabbed(self) -> bool:
+        return self.has_class("-tabs")
+
+    def show_pane(self, key: str, *, focus: bool = True) -> None:
+        """Make ``key`` the current pane (the visible one behind tabs) and focus it."""
+        self.current = key
+        for other in PANE_IDS:
+            self.pane(other).set_class(other == key, "-current")
+        tabs = self.query_one(Tabs)
+        if tabs.active != f"tab-{key}":
+            tabs.active = f"tab-{key}"
+        if focus:
+            self.pane(key).focus()
+
+    @on(Tabs.TabActivated)
+    def _tab_picked(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        if event.tab is not None and event.tab.id:
+            key = event.tab.id.removeprefix("tab-")
+            if key != self.current:
+                self.show_pane(key, focus=False)
+
+    def show(self, texts: dict[str, PaneText]) -> None:
+        for key, text in texts.items():
+            self.pane(key).show(text)
+
+    def show_round(self, view: RoundView) -> None:
+        self.show(round_texts(view))
+
+    def show_message(self, title: str, body: Content, *, pane: str = "result") -> None:
+        """Show a non-round row (a log problem, the run's start or end) in one pane."""
+        texts = {key: PaneText(dim("—")) for key in PANE_IDS}
+        texts[pane] = PaneText(Content.assemble((title, "bold"), "\n", body))
+        self.show(texts)

@@ -1,0 +1,607 @@
+"""Replay: the run screen, read-only, on an audit log (``handrail replay LOG.jsonl``).
+
+The log is never read whole. ``core.audit.LogIndex`` finds line offsets in batches; an
+async worker reads the new lines a batch at a time and posts timeline entries, so the
+first round is on screen after the first batch. The panes read the selected line again
+(``LogIndex.line``, cached). ``--follow`` keeps scanning for lines a live run appends.
+Lines that are not records (a torn last line, junk) get their own rows, marked ``!``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input
+from textual.worker import Worker, WorkerState
+
+from core.audit import LogIndex, LogProblem, VerifyReport, verify
+from tui.header import HeaderFacts
+from tui.help_screen import HelpSection
+from tui.observatory import ObservatoryApp, PaletteCommand
+from tui.panes import PaneText, dim
+from tui.rounds import (
+    RoundView,
+    action_target,
+    duration_text,
+    pretty,
+    round_from_record,
+    round_label,
+    usage_tokens,
+)
+from tui.rounds_screen import RoundsScreen
+from tui.timeline import TimelineRow
+
+EntryKind = Literal["start", "round", "intent", "pause", "end", "problem", "other"]
+Tag = Literal["approval", "denial", "error", "pause"]
+
+SCAN_FIRST_BATCH = 200
+"""Lines in the scan's first step: small, so the first round shows at once."""
+SCAN_BATCH_LINES = 2000
+"""Lines read between later updates of the screen (read 200 at a time, yielding between)."""
+FOLLOW_INTERVAL_S = 0.5
+
+_END_MEANING = {
+    "success": "approved",
+    "aborted": "denied",
+    "human_needed": "paused",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayEntry:
+    """One timeline row of a replayed log; ``line`` is the 0-based log line it shows."""
+
+    kind: EntryKind
+    line: int
+    row: TimelineRow
+    round: int | None = None
+    tags: frozenset[str] = frozenset()
+    search: str = ""
+    """Lower-cased text a search matches: action, parameters, URL, title, result, error."""
+    ts: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """What the header says about a replayed run (from its ``run_start``)."""
+
+    task: str = ""
+    model: str = ""
+    browser: str = ""
+    max_rounds: int = 0
+    started: str | None = None
+
+
+def _text(*parts: Any) -> str:
+    return " ".join(
+        p if isinstance(p, str) else json.dumps(p, ensure_ascii=False, default=str)
+        for p in parts
+        if p
+    )[:4000].lower()
+
+
+def entry_for(line: int, item: dict[str, Any] | LogProblem) -> ReplayEntry:
+    """The timeline entry for one log line (a record or the problem with it)."""
+    if isinstance(item, LogProblem):
+        label = f"{item.describe()}: {item.text}"
+        return ReplayEntry(
+            "problem",
+            line,
+            TimelineRow("!", label, "problem"),
+            tags=frozenset({"error"}),
+            search=label.lower(),
+        )
+    kind = item.get("type")
+    ts = item.get("ts") if isinstance(item.get("ts"), str) else None
+    number = item.get("round") if isinstance(item.get("round"), int) else None
+    if kind == "run_start":
+        return ReplayEntry(
+            "start",
+            line,
+            TimelineRow("", f"start: {item.get('task', '')}", "ok"),
+            ts=ts,
+            search=_text(item.get("task")),
+        )
+    if kind == "round":
+        view = round_from_record(item, line)
+        tags: set[str] = set()
+        decision = (view.approval or {}).get("decision")
+        by = (view.approval or {}).get("by")
+        if decision in ("approved", "edited") and by not in ("policy", "auto", None):
+            tags.add("approval")
+        if decision == "denied":
+            tags.add("denial")
+        meaning = view.meaning()
+        if meaning in ("error", "unknown"):
+            tags.add("error")
+        result = view.result or {}
+        search = _text(
+            view.action_json(), view.action_error, view.url, view.title,
+            result.get("message"), result.get("error"), (view.approval or {}).get("note"),
+        )  # fmt: skip
+        row = TimelineRow(
+            str(view.number), round_label(view), meaning, duration_text(view.duration_ms)
+        )
+        return ReplayEntry("round", line, row, number, frozenset(tags), search, ts)
+    if kind == "intent":
+        action = item.get("action") if isinstance(item.get("action"), dict) else None
+        label = (
+            f"{(action or {}).get('name', '?')} {action_target(action)}".strip()
+            + " (no result recorded)"
+        )
+        row = TimelineRow(str(number or "?"), label, "unknown")
+        return ReplayEntry("intent", line, row, number, frozenset({"error"}), _text(action), ts)
+    if kind in ("human_pause", "human_resume"):
+        if kind == "human_pause":
+            label = f"paused: {item.get('kind', '?')}: {item.get('detail', '')}"
+        else:
+            label = f"person chose: {item.get('response', '?')}"
+        row = TimelineRow(str(number or ""), label, "paused")
+        return ReplayEntry(
+            "pause", line, row, number, frozenset({"pause"}), _text(label, item.get("url")), ts
+        )
+    if kind == "run_end":
+        outcome = str(item.get("outcome", "?"))
+        label = f"end: {outcome}" + (f": {item['answer']}" if item.get("answer") else "")
+        end_meaning = _END_MEANING.get(outcome, "error")
+        return ReplayEntry(
+            "end",
+            line,
+            TimelineRow("", label, end_meaning),
+            ts=ts,
+            search=_text(label, item.get("reason")),
+        )
+    return ReplayEntry(
+        "other",
+        line,
+        TimelineRow("", f"record: {kind}", "skipped"),
+        number,
+        ts=ts,
+        search=_text(kind),
+    )
+
+
+class ReplayRows:
+    """``TimelineSource`` over the entries scanned so far."""
+
+    def __init__(self) -> None:
+        self.entries: list[ReplayEntry] = []
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def row(self, index: int) -> TimelineRow:
+        return self.entries[index].row
+
+
+def _parse_ts(ts: str | None) -> datetime | None:
+    if not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+class ReplayScreen(RoundsScreen):
+    TIMELINE_TITLE = "Log"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", key_display="/", id="replay.search"),
+        Binding("n", "find(1)", "Next match", show=False, id="replay.next_match"),
+        Binding("N", "find(-1)", "Previous match", show=False, id="replay.previous_match"),
+        Binding("a", "jump('approval', 1)", "Next approval", id="replay.next_approval"),
+        Binding(
+            "A",
+            "jump('approval', -1)",
+            "Previous approval",
+            show=False,
+            id="replay.previous_approval",
+        ),
+        Binding("d", "jump('denial', 1)", "Next denial", id="replay.next_denial"),
+        Binding(
+            "D", "jump('denial', -1)", "Previous denial", show=False, id="replay.previous_denial"
+        ),
+        Binding("e", "jump('error', 1)", "Next error", id="replay.next_error"),
+        Binding("E", "jump('error', -1)", "Previous error", show=False, id="replay.previous_error"),
+        Binding("p", "jump('pause', 1)", "Next pause", id="replay.next_pause"),
+        Binding("P", "jump('pause', -1)", "Previous pause", show=False, id="replay.previous_pause"),
+        Binding("escape", "close_search", "Close search", show=False, id="replay.close_search"),
+    ]
+
+    class EntriesScanned(Message):
+        """The scan's entries changed from index ``start`` on: drop ours from there and
+        append ``entries`` (a torn last line since completed, an intent now paired with its
+        round, or simply new lines)."""
+
+        def __init__(
+            self,
+            start: int,
+            entries: list[ReplayEntry],
+            tokens: int,
+            facts: RunFacts | None,
+            done: bool,
+        ) -> None:
+            super().__init__()
+            self.start = start
+            self.entries = entries
+            self.tokens = tokens
+            self.facts = facts
+            self.done = done
+
+    def __init__(self, path: Path, *, follow: bool = False) -> None:
+        self.rows = ReplayRows()
+        super().__init__(self.rows)
+        self.path = path
+        self.follow = follow
+        self.following = follow
+        self.index: LogIndex | None = None
+        self.facts = RunFacts()
+        self.tokens = 0
+        self.scan_done = False
+        self.verify_report: VerifyReport | None = None
+        self.verify_error: str | None = None
+        self.query_text = ""
+        self.first_round_shown_at: float | None = None
+        """``time.perf_counter()`` when a round's record was first on screen (for the bench)."""
+        self.scan_done_at: float | None = None
+
+    def compose_extra(self) -> ComposeResult:
+        yield Input(
+            placeholder="search rounds: action, URL, error… (enter finds, escape closes)",
+            id="search-bar",
+        )
+
+    def follow_allowed(self) -> bool:
+        return self.follow
+
+    def on_mount(self) -> None:
+        self.panes.show(
+            {
+                key: PaneText(dim("reading the log…"))
+                for key in ("digest", "model", "action", "result")
+            }
+        )
+        try:
+            self.index = LogIndex(self.path)
+        except OSError as exc:
+            self.app.notify(
+                f"Cannot open {self.path}: {exc.strerror or exc}", severity="error", markup=False
+            )
+            return
+        self._scan()
+        self._verify()
+
+    def on_unmount(self) -> None:
+        if self.index is not None:
+            self.index.close()
+
+    # --- reading the log -----------------------------------------------------------------
+
+    @work(exit_on_error=False, group="scan", name="scan log")
+    async def _scan(self) -> None:
+        index = self.index
+        assert index is not None
+        entries: list[ReplayEntry] = []
+        """The worker's own copy of the timeline; messages tell the screen what changed."""
+        done = 0
+        tail_torn = False
+        tokens = 0
+        facts: RunFacts | None = None
+        posted = False
+        pending: int | None = None
+        """Index from which the screen's entries are stale (None: the screen is up to date)."""
+        unposted_lines = 0
+
+        def post(done_now: bool) -> None:
+            nonlocal pending, facts, unposted_lines, posted
+            start = len(entries) if pending is None else pending
+            self.post_message(
+                self.EntriesScanned(start, entries[start:], tokens, facts, done=done_now)
+            )
+            pending, facts, unposted_lines, posted = None, None, 0, True
+
+        while True:
+            for total in index.scan(SCAN_FIRST_BATCH):
+                if tail_torn:
+                    # The torn last line we showed may be complete now: read it again.
+                    done -= 1
+                    entries.pop()
+                    pending = min(len(entries), pending if pending is not None else len(entries))
+                    tail_torn = False
+                for line in range(done, total):
+                    item = index.line(line)
+                    entry = entry_for(line, item)
+                    if isinstance(item, LogProblem) and item.kind == "torn":
+                        tail_torn = True
+                    elif isinstance(item, dict):
+                        if item.get("type") == "run_start":
+                            facts = _run_facts(item)
+                        elif item.get("type") == "round" and isinstance(item.get("usage"), dict):
+                            tokens += usage_tokens(item["usage"])
+                    if pending is None:
+                        pending = len(entries)
+                    paired = _intent_of(entries, entry) if entry.kind == "round" else None
+                    if paired is not None:
+                        # An intent and its own round record are one round: keep the round.
+                        del entries[paired]
+                        pending = min(pending, paired)
+                    entries.append(entry)
+                unposted_lines += total - done
+                done = total
+                # The first step is posted at once; later ones are gathered so the screen
+                # redraws a few times a second, not for every step.
+                if pending is not None and (not posted or unposted_lines >= SCAN_BATCH_LINES):
+                    post(done_now=False)
+                await asyncio.sleep(0)
+            post(done_now=True)
+            if not self.follow:
+                return
+            await asyncio.sleep(FOLLOW_INTERVAL_S)
+
+    @work(thread=True, exit_on_error=False, group="verify", name="verify log")
+    def _verify(self) -> VerifyReport:
+        return verify(self.path)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "verify":
+            if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, VerifyReport):
+                self.verify_report = event.worker.result
+            elif event.state == WorkerState.ERROR:
+                self.verify_error = str(event.worker.error)
+            self.refresh_header()
+        elif event.worker.group == "scan" and event.state == WorkerState.ERROR:
+            self.app.notify(
+                f"Reading the log stopped: {event.worker.error}", severity="error", markup=False
+            )
+
+    @on(EntriesScanned)
+    def _entries_scanned(self, message: EntriesScanned) -> None:
+        entries = self.rows.entries
+        had = len(entries)
+        del entries[message.start :]
+        entries.extend(message.entries)
+        self.tokens = message.tokens
+        if message.facts is not None:
+            self.facts = message.facts
+        self.scan_done = message.done
+        if message.done and self.scan_done_at is None:
+            self.scan_done_at = time.perf_counter()
+        if not entries:
+            self.refresh_header()
+            if message.done:
+                self.panes.show_message("Empty log", Content(f"{self.path} has no lines yet."))
+            return
+        if self.follow and self.following:
+            self.rows_changed()
+        else:
+            timeline = self.timeline
+            timeline.rows_changed()
+            if had == 0 or timeline.cursor < 0:
+                first = next((i for i, e in enumerate(entries) if e.kind == "round"), 0)
+                timeline.select(first)
+                self.show_row(first)
+            elif message.start <= timeline.cursor:
+                timeline.select(min(timeline.cursor, len(entries) - 1), scroll=False)
+                self.show_row(timeline.cursor)
+            self.refresh_header()
+
+    # --- showing an entry ----------------------------------------------------------------
+
+    def show_row(self, index: int) -> None:
+        entry = self.rows.entries[index]
+        item = self.index.line(entry.line) if self.index is not None else None
+        panes = self.panes
+        if isinstance(item, LogProblem) or item is None:
+            text = item.text if isinstance(item, LogProblem) else ""
+            title = item.describe() if isinstance(item, LogProblem) else "unreadable line"
+            panes.show_message(f"Not a record: {title}", Content(text), pane="digest")
+        elif entry.kind == "round":
+            panes.show_round(round_from_record(item, entry.line))
+            if self.first_round_shown_at is None:
+                self.first_round_shown_at = time.perf_counter()
+        elif entry.kind == "intent":
+            view = RoundView(number=entry.round or 0, line=entry.line, phase="done")
+            action = item.get("action")
+            view.action = action if isinstance(action, dict) else None
+            panes.show_round(view)
+            panes.pane("result").show(
+                PaneText(
+                    Content(
+                        "The action was about to run, and no result was recorded after it: its effect is unknown."
+                    )
+                )
+            )
+        elif entry.kind == "start":
+            panes.show_message(
+                "Run started",
+                Content(pretty({k: v for k, v in item.items() if k not in ("prev",)})),
+                pane="digest",
+            )
+        elif entry.kind == "end":
+            panes.show_message(
+                "Run ended", Content(pretty({k: v for k, v in item.items() if k not in ("prev",)}))
+            )
+        else:
+            panes.show_message("Record", Content(pretty(item)))
+        self.refresh_header()
+
+    def header_facts(self) -> HeaderFacts:
+        facts = self.facts
+        if self.verify_report is not None:
+            report = self.verify_report
+            if report.ok:
+                state, meaning = f"replay · verified ({report.records} records)", "approved"
+            else:
+                state, meaning = f"replay · NOT verified: {report.first_break}", "error"
+        elif self.verify_error is not None:
+            state, meaning = f"replay · could not verify: {self.verify_error}", "error"
+        else:
+            state, meaning = "replay · verifying…", ""
+        if not self.scan_done:
+            state += " · reading"
+        cursor = self.timeline.cursor if self.is_mounted else -1
+        entry = self.rows.entries[cursor] if 0 <= cursor < len(self.rows.entries) else None
+        elapsed = None
+        start, at = _parse_ts(facts.started), _parse_ts(entry.ts if entry else None)
+        if start is not None and at is not None:
+            elapsed = max(0.0, (at - start).total_seconds())
+        return HeaderFacts(
+            task=facts.task or str(self.path),
+            model=facts.model,
+            browser=facts.browser,
+            state=state,
+            state_meaning=meaning,
+            round=(entry.round or 0) if entry else 0,
+            max_rounds=facts.max_rounds,
+            elapsed_s=elapsed,
+            tokens=self.tokens,
+        )
+
+    # --- finding -------------------------------------------------------------------------
+
+    def _find(self, matches: Callable[[ReplayEntry], bool], direction: int, what: str) -> None:
+        entries = self.rows.entries
+        if not entries:
+            return
+        count = len(entries)
+        start = (
+            self.timeline.cursor if self.timeline.cursor >= 0 else (-1 if direction > 0 else count)
+        )
+        for step in range(1, count + 1):
+            i = (start + direction * step) % count
+            if matches(entries[i]):
+                self.select_row(i)
+                return
+        self.app.notify(f"No {what} in the log{'' if self.scan_done else ' so far'}.", markup=False)
+
+    def action_jump(self, tag: str, direction: int) -> None:
+        names = {"approval": "approval", "denial": "denial", "error": "error", "pause": "pause"}
+        self._find(lambda e: tag in e.tags, direction, names.get(tag, tag))
+
+    def action_search(self) -> None:
+        self.add_class("-searching")
+        self.query_one("#search-bar", Input).focus()
+
+    def action_close_search(self) -> None:
+        if self.has_class("-searching"):
+            self.remove_class("-searching")
+            self.timeline.focus()
+
+    def action_find(self, direction: int) -> None:
+        if not self.query_text:
+            self.action_search()
+            return
+        needle = self.query_text.lower()
+        self._find(lambda e: needle in e.search, direction, f"match for {self.query_text!r}")
+
+    @on(Input.Submitted, "#search-bar")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_text = event.value.strip()
+        self.action_close_search()
+        if self.query_text:
+            self.action_find(1)
+
+    # --- help and palette ----------------------------------------------------------------
+
+    def help_sections(self) -> Iterable[HelpSection]:
+        yield ("Replay", ReplayScreen.BINDINGS)
+        yield from super().help_sections()
+
+    def palette_commands(self) -> Iterable[PaletteCommand]:
+        yield ("Search rounds", "Find rounds by action, URL or error (/)", self.action_search)
+        for tag, title in (
+            ("approval", "approval"),
+            ("denial", "denial"),
+            ("error", "error"),
+            ("pause", "pause"),
+        ):
+            yield (
+                f"Next {title}",
+                f"Jump to the next {title}",
+                partial(self.action_jump, tag, 1),
+            )
+            yield (
+                f"Previous {title}",
+                f"Jump to the previous {title}",
+                partial(self.action_jump, tag, -1),
+            )
+        yield from super().palette_commands()
+
+
+_PAIR_LOOKBACK = 8
+
+
+def _intent_of(entries: list[ReplayEntry], entry: ReplayEntry) -> int | None:
+    """Index of the intent row of ``entry``'s round among the last few rows, when only
+    intents, pauses and unreadable lines stand between them."""
+    for i in range(len(entries) - 1, max(-1, len(entries) - 1 - _PAIR_LOOKBACK), -1):
+        other = entries[i]
+        if other.kind == "intent" and other.round == entry.round:
+            return i
+        if other.kind not in ("intent", "pause", "problem"):
+            return None
+    return None
+
+
+def _run_facts(record: dict[str, Any]) -> RunFacts:
+    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
+    max_rounds = record.get("max_rounds", (settings or {}).get("max_rounds", 0))
+    return RunFacts(
+        task=str(record.get("task", "")),
+        model=str(record.get("model", "")),
+        browser=str(record.get("browser", "")),
+        max_rounds=max_rounds if isinstance(max_rounds, int) else 0,
+        started=record.get("ts") if isinstance(record.get("ts"), str) else None,
+    )
+
+
+class ReplayApp(ObservatoryApp):
+    """The observatory on an audit log. Read-only: nothing here acts on a browser."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        follow: bool = False,
+        theme: str | None = None,
+        config_dir: Path | None = None,
+        theme_dirs: Sequence[Path] | None = None,
+        persist_theme: bool = True,
+    ) -> None:
+        super().__init__(
+            theme=theme, config_dir=config_dir, theme_dirs=theme_dirs, persist_theme=persist_theme
+        )
+        self.path = path
+        self.follow = follow
+        self.replay_screen: ReplayScreen | None = None
+
+    def on_mount(self) -> None:
+        self.replay_screen = ReplayScreen(self.path, follow=self.follow)
+        self.push_screen(self.replay_screen)
+
+
+def run_replay(path: Path, *, follow: bool = False, theme: str | None = None) -> int:
+    """Replay ``path`` in this terminal until the person quits. Returns 0, or 2 when the
+    file cannot be opened (the reason is printed to stderr)."""
+    try:
+        LogIndex(path).close()
+    except OSError as exc:
+        print(f"handrail replay: cannot open {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    result = ReplayApp(path, follow=follow, theme=theme).run()
+    return result if result is not None else 0

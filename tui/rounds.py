@@ -1,0 +1,385 @@
+"""What the observatory shows about a round, built from live events or from audit records.
+
+Plain Python, no widgets: the live run folds events into ``RunView``; replay turns one
+audit record into a ``RoundView``. The panes and the timeline render from these.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from core.events import (
+    ActionDone,
+    ActionIntent,
+    ActionParsed,
+    ApprovalGiven,
+    ApprovalNeeded,
+    Event,
+    HumanNeeded,
+    HumanReturned,
+    ModelReplied,
+    Observed,
+    RoundStarted,
+    RunFinished,
+    RunStarted,
+    RunState,
+)
+
+Phase = Literal["observing", "thinking", "awaiting_approval", "acting", "paused", "done"]
+Meaning = Literal[
+    "approved", "denied", "error", "paused", "pending", "ok", "unknown", "skipped", "problem"
+]
+
+MARKS: dict[str, str] = {
+    "ok": "✓",
+    "approved": "✓",
+    "denied": "⊘",
+    "error": "✗",
+    "unknown": "?",
+    "paused": "‖",
+    "pending": "…",
+    "skipped": "–",
+    "problem": "!",
+}
+
+STATE_LABELS: dict[str, str] = {
+    "starting": "starting",
+    "thinking": "thinking",
+    "awaiting_approval": "waiting for approval",
+    "acting": "acting",
+    "paused": "paused for a human",
+    "finished": "finished",
+}
+
+
+@dataclass
+class RoundView:
+    """One round as far as it is known. Fields stay ``None`` until their part happened."""
+
+    number: int
+    url: str = ""
+    title: str = ""
+    digest: str | None = None
+    model_output: Any = None
+    """The reply verbatim: a list of content blocks, or text."""
+    usage: dict[str, Any] = field(default_factory=dict)
+    action: dict[str, Any] | None = None
+    """``{"name", "params", "reason"?}`` as parsed."""
+    action_error: str | None = None
+    element_line: str | None = None
+    why: str | None = None
+    """Why the action needed approval, when it did."""
+    risky: bool = False
+    approval: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    pauses: list[dict[str, Any]] = field(default_factory=list)
+    duration_ms: float | None = None
+    phase: Phase = "observing"
+    line: int | None = None
+    """Replay: the log line this round was read from (0-based)."""
+
+    def meaning(self) -> Meaning:
+        """The round's outcome in the words the colours use."""
+        decision = (self.approval or {}).get("decision")
+        if self.phase == "paused":
+            return "paused"
+        if self.phase != "done" and self.result is None and decision != "denied":
+            return "pending"
+        if decision == "denied":
+            return "denied"
+        if self.action_error is not None:
+            return "error"
+        if self.result is not None and not self.result.get("ok", False):
+            return "unknown" if self.result.get("outcome") == "unknown" else "error"
+        if self.pauses:
+            return "paused"
+        if self.result is None:
+            return "skipped"
+        if decision in ("approved", "edited"):
+            return "approved"
+        return "ok"
+
+    def action_json(self) -> dict[str, Any] | None:
+        """The action as the parsed-action pane shows it (edited parameters win)."""
+        if self.action is None:
+            return None
+        out = dict(self.action)
+        edited = (self.approval or {}).get("edited_params")
+        if isinstance(edited, dict):
+            out["params"] = edited
+        return out
+
+
+@dataclass
+class RunView:
+    """The live run: header facts and the rounds so far, folded from core events."""
+
+    task: str = ""
+    model: str = ""
+    browser: str = ""
+    max_rounds: int = 0
+    run_id: str = ""
+    audit_path: str | None = None
+    state: RunState = "starting"
+    rounds: list[RoundView] = field(default_factory=list)
+    tokens: int = 0
+    finished: RunFinished | None = None
+
+    def round(self, number: int) -> RoundView:
+        """The round with this number, created (with any gap filled) when it is new."""
+        while not self.rounds or self.rounds[-1].number < number:
+            next_number = self.rounds[-1].number + 1 if self.rounds else max(number, 1)
+            self.rounds.append(RoundView(next_number))
+        for view in reversed(self.rounds):
+            if view.number == number:
+                return view
+        return self.rounds[-1]
+
+    def apply(self, event: Event) -> RoundView | None:
+        """Fold one event in; returns the round it touched, if any."""
+        match event:
+            case RunStarted():
+                self.task, self.model, self.browser = event.task, event.model, event.browser
+                self.max_rounds, self.run_id = event.max_rounds, event.run_id
+                self.audit_path = event.audit_path
+                return None
+            case RoundStarted():
+                self.max_rounds = event.max_rounds or self.max_rounds
+                self.state = "thinking"
+                return self.round(event.round)
+            case Observed():
+                view = self.round(event.round)
+                view.url, view.title, view.digest = event.url, event.title, event.digest
+                view.phase = "thinking"
+                return view
+            case ModelReplied():
+                view = self.round(event.round)
+                view.model_output = list(event.output)
+                view.usage = dict(event.usage)
+                self.tokens += usage_tokens(event.usage)
+                return view
+            case ActionParsed():
+                view = self.round(event.round)
+                view.action = event.action.to_json() if event.action is not None else None
+                view.action_error = event.error
+                view.element_line = event.element_line
+                return view
+            case ApprovalNeeded():
+                request = event.request
+                view = self.round(request.round)
+                view.why, view.risky = request.why, request.risky
+                view.element_line = request.element_line or view.element_line
+                view.phase = "awaiting_approval"
+                self.state = "awaiting_approval"
+                return view
+            case ApprovalGiven():
+                view = self.round(event.round)
+                decision = event.decision
+                view.approval = {"decision": decision.decision, "by": decision.by}
+                if decision.edited_params is not None:
+                    view.approval["edited_params"] = decision.edited_params
+                if decision.note:
+                    view.approval["note"] = decision.note
+                view.phase = "thinking" if decision.decision in ("denied", "abort") else "acting"
+                self.state = "thinking"
+                return view
+            case ActionIntent():
+                view = self.round(event.round)
+                view.action = event.action.to_json()
+                view.phase = "acting"
+                self.state = "acting"
+                return view
+            case HumanNeeded():
+                human = event.request
+                view = self.round(human.round)
+                view.pauses.append({"kind": human.kind, "detail": human.detail, "url": human.url})
+                view.phase = "paused"
+                self.state = "paused"
+                return view
+            case HumanReturned():
+                view = self.round(event.round)
+                if view.pauses:
+                    view.pauses[-1]["response"] = event.response
+                view.phase = "thinking"
+                self.state = "thinking"
+                return view
+            case ActionDone():
+                view = self.round(event.round)
+                if event.action is not None:
+                    view.action = event.action.to_json()
+                view.result = event.result.to_json()
+                view.approval = dict(event.approval)
+                view.duration_ms = event.duration_ms
+                view.phase = "done"
+                self.state = "thinking"
+                return view
+            case RunFinished():
+                self.finished = event
+                self.state = "finished"
+                for view in self.rounds:
+                    view.phase = "done"
+                return self.rounds[-1] if self.rounds else None
+        return None
+
+
+def usage_tokens(usage: dict[str, Any]) -> int:
+    """Input plus output tokens from an Anthropic- or OpenAI-shaped usage dict."""
+    total = 0
+    for key in ("input_tokens", "output_tokens", "prompt_tokens", "completion_tokens"):
+        value = usage.get(key)
+        if isinstance(value, int):
+            total += value
+    return total
+
+
+def round_from_record(record: dict[str, Any], line: int | None = None) -> RoundView:
+    """A finished round from its audit-log ``round`` record (tolerant of missing fields)."""
+    raw_round = record.get("round")
+    view = RoundView(number=raw_round if isinstance(raw_round, int) else 0, line=line)
+    view.url = str(record.get("url") or "")
+    view.title = str(record.get("title") or "")
+    observation = record.get("observation")
+    view.digest = (
+        observation if isinstance(observation, str) or observation is None else pretty(observation)
+    )
+    view.model_output = record.get("model_output")
+    usage = record.get("usage")
+    view.usage = usage if isinstance(usage, dict) else {}
+    action = record.get("action")
+    if isinstance(action, dict):
+        if "error" in action and "name" not in action:
+            view.action_error = str(action["error"])
+        else:
+            view.action = action
+    element_line = record.get("element", record.get("element_line"))
+    view.element_line = element_line if isinstance(element_line, str) else None
+    approval = record.get("approval")
+    view.approval = approval if isinstance(approval, dict) else None
+    result = record.get("result")
+    view.result = result if isinstance(result, dict) else None
+    timing = record.get("timing_ms")
+    if isinstance(timing, int | float):
+        view.duration_ms = float(timing)
+    elif isinstance(timing, dict):
+        whole = timing.get("round")
+        parts = [v for v in timing.values() if isinstance(v, int | float)]
+        if isinstance(whole, int | float):
+            view.duration_ms = float(whole)
+        elif parts:
+            view.duration_ms = float(sum(parts))
+    view.phase = "done"
+    return view
+
+
+# --- short texts for the timeline and the header -----------------------------------------
+
+_ACCESSIBLE_NAME = re.compile(r">([^<]*)</")
+
+
+def pretty(value: Any) -> str:
+    """JSON for people: indented, unicode kept, never raising on odd values."""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def element_name(element_line: str | None) -> str:
+    """The accessible name between the tags of a digest line, or ``""``."""
+    if not element_line:
+        return ""
+    found = _ACCESSIBLE_NAME.search(element_line)
+    return found.group(1).strip() if found else ""
+
+
+def action_target(action: dict[str, Any] | None, element_line: str | None = None) -> str:
+    """A few words naming what an action aims at: ``[12] Book now``, ``example.com/a``."""
+    if not action:
+        return ""
+    params = action.get("params") or {}
+    if not isinstance(params, dict):
+        return ""
+    name = action.get("name")
+    parts: list[str] = []
+    if "index" in params:
+        parts.append(f"[{params['index']}]")
+        label = element_name(element_line)
+        if label:
+            parts.append(label)
+    if name == "navigate" and isinstance(params.get("url"), str):
+        split = urlsplit(params["url"])
+        parts.append((split.netloc + split.path) or params["url"])
+    elif name == "type" and "text" in params:
+        parts.append(json.dumps(str(params["text"]), ensure_ascii=False))
+    elif name == "press_key":
+        parts.append(str(params.get("keys", "")))
+    elif name == "select_option":
+        parts.append(json.dumps(str(params.get("option", "")), ensure_ascii=False))
+    elif name == "scroll" and "index" not in params:
+        parts.append(str(params.get("direction", "")))
+    elif name == "wait":
+        parts.append(f"{params.get('seconds', '')}s")
+    elif name == "switch_tab":
+        parts.append(f"tab {params.get('tab', '')}")
+    elif name == "finish":
+        parts.append("success" if params.get("success") else "failure")
+    elif name == "ask_human":
+        parts.append(str(params.get("question", "")))
+    return " ".join(part for part in parts if part)
+
+
+def round_label(view: RoundView) -> str:
+    """The timeline text of a round, without its number and mark."""
+    if view.action_error is not None:
+        return "unparsable reply"
+    action = view.action_json()
+    if action is None:
+        return STATE_LABELS.get(view.phase, view.phase) if view.phase != "done" else "no action"
+    target = action_target(action, view.element_line)
+    return f"{action.get('name', '?')} {target}".strip()
+
+
+def duration_text(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms:.0f}ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f}s"
+    return f"{ms / 60_000:.0f}m"
+
+
+def elapsed_text(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def result_summary(result: dict[str, Any]) -> list[str]:
+    """The result pane's lines: message, error, what changed, notices."""
+    lines = [str(result.get("message", ""))]
+    if result.get("error") and result.get("error") != result.get("message"):
+        lines.append(f"error: {result['error']}")
+    outcome = result.get("outcome")
+    if outcome and outcome != "ok":
+        lines.append(f"outcome: {outcome}")
+    changes = result.get("changes")
+    if isinstance(changes, dict):
+        changed = [key.replace("_", " ") for key, value in changes.items() if value is True]
+        if changes.get("new_elements"):
+            changed.append(f"{changes['new_elements']} new elements")
+        if changes.get("dialog"):
+            changed.append(f"dialog: {changes['dialog']}")
+        lines.append("changed: " + (", ".join(changed) if changed else "nothing"))
+    for notice in result.get("notices") or ():
+        lines.append(f"notice: {notice}")
+    if result.get("screenshot"):
+        lines.append(f"screenshot: {result['screenshot']}")
+    if "data" in result:
+        lines.append("data: " + pretty(result["data"]))
+    return lines

@@ -1,0 +1,234 @@
+"""The live run: the agent runs in a worker; its events arrive as messages and fill the view.
+
+The worker never touches widgets. The event sink posts ``AgentEvent`` messages to this
+screen; ``@on`` handlers fold them into a ``RunView`` and refresh what changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.worker import Worker, WorkerState
+
+from core.events import Event, EventSink, RunFinished, Supervisor
+from tui.approval import ApprovalScreen
+from tui.confirm import ConfirmScreen
+from tui.header import HeaderFacts
+from tui.help_screen import HelpSection
+from tui.human_pause import HumanPauseScreen
+from tui.observatory import PaletteCommand
+from tui.panes import PANE_IDS, PaneText, dim
+from tui.rounds import RunView, duration_text, round_label
+from tui.rounds_screen import RoundsScreen
+from tui.supervisor import TuiSupervisor
+from tui.timeline import TimelineRow
+
+RunFactory = Callable[[EventSink, Supervisor], Awaitable[RunFinished]]
+"""Starts one run: given the TUI's event sink and supervisor, returns how it finished."""
+
+EXIT_ABORTED = 130
+EXIT_CRASHED = 1
+
+_OUTCOME_MEANING = {
+    "success": "approved",
+    "failure": "error",
+    "gave_up": "error",
+    "round_limit": "error",
+    "aborted": "denied",
+    "human_needed": "paused",
+    "error": "error",
+}
+
+
+class AgentEvent(Message):
+    """One core event, delivered to the UI thread of control."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class LiveRows:
+    """``TimelineSource`` over the live run's rounds."""
+
+    def __init__(self, view: RunView) -> None:
+        self.view = view
+
+    def __len__(self) -> int:
+        return len(self.view.rounds)
+
+    def row(self, index: int) -> TimelineRow:
+        round_view = self.view.rounds[index]
+        return TimelineRow(
+            number=str(round_view.number),
+            label=round_label(round_view),
+            meaning=round_view.meaning(),
+            duration=duration_text(round_view.duration_ms),
+        )
+
+
+class RunScreen(RoundsScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "abort", "Abort run", id="run.abort"),
+    ]
+
+    def __init__(self, run: RunFactory, *, exit_on_finish: bool = False) -> None:
+        self.run_view = RunView()
+        super().__init__(LiveRows(self.run_view))
+        self._run = run
+        self.exit_on_finish = exit_on_finish
+        self.exit_code: int | None = None
+        """Set once the run is over: the run's own code, 130 when aborted, 1 when it crashed."""
+        self.crash: BaseException | None = None
+        self._started_at: float | None = None
+        self._ended_at: float | None = None
+        self._worker: Worker[RunFinished] | None = None
+
+    # --- the run -------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.panes.show({key: PaneText(dim("waiting for the first round")) for key in PANE_IDS})
+        self._started_at = self.app_clock()
+        self.set_interval(1.0, self.refresh_header)
+        self._worker = self._run_agent()
+
+    def app_clock(self) -> float:
+        clock = getattr(self.app, "clock", None)
+        return clock() if callable(clock) else 0.0
+
+    def _sink(self, event: Event) -> None:
+        self.post_message(AgentEvent(event))
+
+    @work(exit_on_error=False, group="agent", name="agent run")
+    async def _run_agent(self) -> RunFinished:
+        return await self._run(self._sink, TuiSupervisor(self.app))
+
+    @property
+    def running(self) -> bool:
+        return self.exit_code is None
+
+    @on(AgentEvent)
+    def _agent_event(self, message: AgentEvent) -> None:
+        event = message.event
+        touched = self.run_view.apply(event)
+        if isinstance(event, RunFinished):
+            self._finished(event.exit_code, event)
+        if isinstance(event, RunFinished):
+            self.rows_changed()
+        elif touched is not None:
+            self.rows_changed(changed=self.run_view.rounds.index(touched))
+        else:
+            self.refresh_header()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self._worker:
+            return
+        if event.state == WorkerState.SUCCESS:
+            result = event.worker.result
+            if self.exit_code is None and isinstance(result, RunFinished):
+                self.run_view.apply(result)
+                self._finished(result.exit_code, result)
+                self.rows_changed()
+        elif event.state == WorkerState.CANCELLED:
+            self._finished(EXIT_ABORTED, None)
+        elif event.state == WorkerState.ERROR:
+            self.crash = event.worker.error
+            self.run_view.state = "finished"
+            self._finished(EXIT_CRASHED, None)
+            self.app.notify(
+                f"The run stopped with an error: {type(self.crash).__name__}: {self.crash}",
+                title="Run crashed",
+                severity="error",
+                markup=False,
+                timeout=30,
+            )
+
+    def _finished(self, code: int, finished: RunFinished | None) -> None:
+        if self.exit_code is not None:
+            return
+        self.exit_code = code
+        self._ended_at = self.app_clock()
+        if finished is not None:
+            text = f"Run finished: {finished.outcome}"
+            if finished.answer:
+                text += f"\n{finished.answer}"
+            if finished.reason:
+                text += f"\n{finished.reason}"
+            self.app.notify(text + "\nq quits.", markup=False, timeout=15)
+        elif code == EXIT_ABORTED:
+            self.run_view.state = "finished"
+        self.refresh_header()
+        self.refresh_bindings()
+        if self.exit_on_finish:
+            self.app.exit(code)
+
+    # --- header --------------------------------------------------------------------------
+
+    def header_facts(self) -> HeaderFacts:
+        view = self.run_view
+        state: str = view.state
+        meaning = ""
+        if view.finished is not None:
+            state = f"finished · {view.finished.outcome}"
+            meaning = _OUTCOME_MEANING.get(view.finished.outcome, "")
+        elif self.crash is not None:
+            state, meaning = "crashed", "error"
+        elif self.exit_code == EXIT_ABORTED:
+            state, meaning = "aborted", "denied"
+        elapsed = None
+        if self._started_at is not None:
+            end = self._ended_at if self._ended_at is not None else self.app_clock()
+            elapsed = end - self._started_at
+        return HeaderFacts(
+            task=view.task,
+            model=view.model,
+            browser=view.browser,
+            state=state,
+            state_meaning=meaning,
+            round=view.rounds[-1].number if view.rounds else 0,
+            max_rounds=view.max_rounds,
+            elapsed_s=elapsed,
+            tokens=view.tokens,
+            following=self.following,
+        )
+
+    def show_row(self, index: int) -> None:
+        self.panes.show_round(self.run_view.rounds[index])
+
+    # --- stopping ------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "abort":
+            return self.running
+        return True
+
+    def action_abort(self) -> None:
+        if not self.running:
+            self.app.notify("The run is over; q quits.", markup=False)
+            return
+        question = "Abort the run? The agent stops now and its audit log is closed."
+        self.app.push_screen(ConfirmScreen(question), self._abort_answered)
+
+    def _abort_answered(self, yes: bool | None) -> None:
+        if yes:
+            self.abort()
+
+    def abort(self) -> None:
+        """Cancel the run (its worker); the exit code becomes 130."""
+        if self._worker is not None and self.running:
+            self._worker.cancel()
+
+    def help_sections(self) -> Iterable[HelpSection]:
+        yield ("Run", RunScreen.BINDINGS)
+        yield from super().help_sections()
+        yield ("Approval (when the agent asks)", ApprovalScreen.BINDINGS)
+        yield ("Paused for you", HumanPauseScreen.BINDINGS)
+
+    def palette_commands(self) -> Iterable[PaletteCommand]:
+        if self.running:
+            yield ("Abort run", "Stop the agent now (x)", self.action_abort)
+        yield from super().palette_commands()

@@ -61,10 +61,8 @@ CHROME_NAMES = (
     "google-chrome-unstable",
 )
 
+# Places outside the usual PATH (folders on PATH are searched by name first).
 CHROME_LOCATIONS = (
-    "/usr/bin/google-chrome",
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
     "/opt/google/chrome/chrome",
     "/snap/bin/chromium",
     "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
@@ -276,7 +274,13 @@ class Browser:
             launch=options,
             profile_dir=profile,
         )
-        await browser._start(adopt_initial=True)
+        try:
+            await browser._start(adopt_initial=True)
+        except BaseException:
+            # Never leave a browser of ours running behind a failed launch.
+            await connection.close()
+            _kill(process)
+            raise
         return browser
 
     @classmethod

@@ -1,0 +1,101 @@
+"""Median and p95 time of click, type and navigate on local fixture pages.
+
+Runs a headless Chromium of its own against the test fixture site (tests/site/page/) and
+times each action as the agent loop calls it, from the call to the returned result: that
+includes the probes before and after, the actionability checks and the settle.
+
+    .venv/bin/python bench/bench_actions.py [--reps 50] [--chrome PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.browser import Browser, LaunchOptions
+from core.page import Page
+from core.result import ActionResult
+from core.snapshot import Snapshot
+from tests.site_server import FixtureSite
+
+
+def _index(snapshot: Snapshot, name: str) -> int:
+    for element in snapshot.elements.values():
+        if element.name == name:
+            return element.index
+    raise SystemExit(f"no element named {name!r} on {snapshot.url}")
+
+
+async def _time(reps: int, action: Callable[[], Awaitable[ActionResult]]) -> list[float]:
+    times = []
+    for _ in range(reps):
+        started = time.perf_counter()
+        result = await action()
+        times.append((time.perf_counter() - started) * 1000)
+        if not result.ok:
+            raise SystemExit(f"action failed during the bench: {result.message}")
+    return times
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+async def main(reps: int, chrome: str | None) -> None:
+    site = FixtureSite()
+    with tempfile.TemporaryDirectory(prefix="handrail-bench-") as profile:
+        browser = await Browser.launch(
+            LaunchOptions(executable=chrome, profile_dir=Path(profile), headless=True)
+        )
+        page = Page(browser)
+        try:
+            counter = site.url("/page/counter.html")
+            other = site.url("/page/popup_target.html")
+            await page.navigate(counter)
+            snapshot, _ = await page.observe()
+            add = _index(snapshot, "Add one")
+            name = _index(snapshot, "Name")
+            # Warm up (first world creation, JIT) before measuring.
+            await page.click(add)
+            await page.type(name, "warm up")
+
+            figures = {
+                "click": await _time(reps, lambda: page.click(add)),
+                "type (11 chars)": await _time(reps, lambda: page.type(name, "hello world")),
+            }
+            flip = [counter, other]
+            n = 0
+
+            def navigate() -> Awaitable[ActionResult]:
+                nonlocal n
+                n += 1
+                return page.navigate(flip[n % 2])
+
+            figures["navigate"] = await _time(reps, navigate)
+        finally:
+            page.close()
+            await browser.close()
+            site.stop()
+
+    print(f"{'action':<18}{'median ms':>11}{'p95 ms':>10}{'min ms':>10}   ({reps} runs each)")
+    for label, values in figures.items():
+        print(
+            f"{label:<18}{statistics.median(values):>11.1f}{_p95(values):>10.1f}{min(values):>10.1f}"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=50)
+    parser.add_argument("--chrome", default=None, help="Chrome/Chromium executable")
+    args = parser.parse_args()
+    asyncio.run(main(args.reps, args.chrome))

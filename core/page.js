@@ -1,0 +1,722 @@
+// The hands' page-side helpers.
+//
+// This file is one expression that evaluates to an object of functions. core/page.py runs
+// it in handrail's isolated world (core/world.py), where core/snapshot.js has installed
+// globalThis.__handrail: __handrail.element(i) returns the element the digest showed as
+// [i] or throws the stale/unknown error that world.py turns into a message for the model.
+//
+// Every function takes JSON arguments and returns a JSON value. Coordinates returned to
+// Python are CSS pixels in the top-level viewport (what Input.dispatchMouseEvent takes):
+// elements inside same-origin iframes have their frames' offsets added.
+(() => {
+  "use strict";
+
+  const registry = () => globalThis.__handrail;
+  const element = (index) => registry().element(index);
+
+  // --- geometry across shadow roots and same-origin frames -----------------------------
+
+  function composedParent(node) {
+    const parent = node.parentNode;
+    if (parent) return parent.nodeType === 11 && parent.host ? parent.host : parent;
+    if (node.nodeType === 9) {
+      try {
+        return node.defaultView ? node.defaultView.frameElement : null;
+      } catch (_) {
+        return null;
+      }
+    }
+    return null;
+  }
+
+  function containsComposed(ancestor, node) {
+    for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
+    return false;
+  }
+
+  function styleOf(el) {
+    return el.ownerDocument.defaultView.getComputedStyle(el);
+  }
+
+  // Offset of a frame's content box (its viewport origin) in its parent's viewport.
+  function frameContentOrigin(frameEl) {
+    const r = frameEl.getBoundingClientRect();
+    const cs = styleOf(frameEl);
+    return {
+      x: r.left + frameEl.clientLeft + parseFloat(cs.paddingLeft || "0"),
+      y: r.top + frameEl.clientTop + parseFloat(cs.paddingTop || "0"),
+    };
+  }
+
+  // Offset of a document's viewport in the top-level viewport.
+  function documentOffset(doc) {
+    let x = 0;
+    let y = 0;
+    let win = doc.defaultView;
+    while (win) {
+      let frameEl = null;
+      try {
+        frameEl = win.frameElement;
+      } catch (_) {
+        frameEl = null;
+      }
+      if (!frameEl) break;
+      const o = frameContentOrigin(frameEl);
+      x += o.x;
+      y += o.y;
+      win = frameEl.ownerDocument.defaultView;
+    }
+    return { x, y };
+  }
+
+  function topRect(el) {
+    const r = el.getBoundingClientRect();
+    const o = documentOffset(el.ownerDocument);
+    return { x: r.left + o.x, y: r.top + o.y, w: r.width, h: r.height };
+  }
+
+  function viewport() {
+    const vv = window.visualViewport;
+    return {
+      w: vv ? vv.width : window.innerWidth,
+      h: vv ? vv.height : window.innerHeight,
+    };
+  }
+
+  // The element that receives a click at (x, y) in the top-level viewport: descends into
+  // open shadow roots and same-origin frames, as the browser's own hit test does.
+  function deepElementFromPoint(x, y) {
+    let doc = document;
+    let ox = 0;
+    let oy = 0;
+    let hit = doc.elementFromPoint(x, y);
+    for (let guard = 0; hit && guard < 64; guard++) {
+      if (hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x - ox, y - oy);
+        if (inner && inner !== hit) {
+          hit = inner;
+          continue;
+        }
+      }
+      if (hit.tagName === "IFRAME" || hit.tagName === "FRAME") {
+        let childDoc = null;
+        try {
+          childDoc = hit.contentDocument;
+        } catch (_) {
+          childDoc = null;
+        }
+        if (childDoc) {
+          const o = frameContentOrigin(hit);
+          ox += o.x;
+          oy += o.y;
+          const inner = childDoc.elementFromPoint(x - ox, y - oy);
+          if (inner) {
+            doc = childDoc;
+            hit = inner;
+            continue;
+          }
+        }
+      }
+      break;
+    }
+    return hit;
+  }
+
+  function deepActiveElement() {
+    let active = document.activeElement;
+    for (let guard = 0; active && guard < 64; guard++) {
+      if (active.shadowRoot && active.shadowRoot.activeElement) {
+        active = active.shadowRoot.activeElement;
+        continue;
+      }
+      if (active.tagName === "IFRAME" || active.tagName === "FRAME") {
+        let childDoc = null;
+        try {
+          childDoc = active.contentDocument;
+        } catch (_) {
+          childDoc = null;
+        }
+        if (childDoc && childDoc.activeElement && childDoc.activeElement !== childDoc.body) {
+          active = childDoc.activeElement;
+          continue;
+        }
+      }
+      break;
+    }
+    return active;
+  }
+
+  // --- naming elements for messages ----------------------------------------------------
+
+  function clip(text, n) {
+    const t = String(text || "").replace(/\s+/g, " ").trim();
+    return t.length > n ? t.slice(0, n - 1) + "…" : t;
+  }
+
+  // "<div id=overlay class="modal open"> "Subscribe to our newsletter"": enough for the
+  // model (and the person) to recognise what is in the way.
+  function describe(el) {
+    if (!el || el.nodeType !== 1) return "nothing";
+    const tag = el.tagName.toLowerCase();
+    const parts = [tag];
+    if (el.id) parts.push(`id=${clip(el.id, 40)}`);
+    const cls = typeof el.className === "string" ? clip(el.className, 60) : "";
+    if (cls) parts.push(`class="${cls}"`);
+    const role = el.getAttribute("role");
+    if (role) parts.push(`role=${clip(role, 20)}`);
+    const label = el.getAttribute("aria-label");
+    const field = el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
+    const text = clip(label || (field ? fallbackName(el) : el.innerText || el.textContent) || "", 60);
+    return `<${parts.join(" ")}>` + (text ? ` "${text}"` : "");
+  }
+
+  // A fallback accessible name, used only when the registry does not offer its own.
+  function fallbackName(el) {
+    const doc = el.ownerDocument;
+    const byIds = (attr) =>
+      (el.getAttribute(attr) || "")
+        .split(/\s+/)
+        .map((id) => id && doc.getElementById(id))
+        .filter(Boolean)
+        .map((n) => n.textContent)
+        .join(" ");
+    const labelled = byIds("aria-labelledby");
+    if (labelled.trim()) return clip(labelled, 200);
+    const aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return clip(aria, 200);
+    if (el.labels && el.labels.length) {
+      return clip(Array.from(el.labels, (l) => l.textContent).join(" "), 200);
+    }
+    const attr = el.getAttribute("placeholder") || el.getAttribute("title") || el.getAttribute("alt");
+    if (attr && attr.trim()) return clip(attr, 200);
+    const tag = el.tagName;
+    if (tag === "INPUT" && ["submit", "button", "reset"].includes(el.type)) return clip(el.value, 200);
+    return clip(el.innerText || el.textContent || "", 200);
+  }
+
+  // Every string the digest may have used as the element's name, for comparing with what
+  // the person approved (the digest's own naming runs inside its page walk).
+  function nameCandidates(el) {
+    const out = [accessibleName(el)];
+    const doc = el.ownerDocument;
+    const root = el.getRootNode();
+    const ids = (el.getAttribute("aria-labelledby") || "").trim();
+    if (ids) {
+      const parts = ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : doc.getElementById(id)));
+      out.push(parts.filter(Boolean).map((n) => n.textContent).join(" "));
+    }
+    for (const attr of ["aria-label", "placeholder", "title", "alt"]) {
+      const v = el.getAttribute(attr);
+      if (v) out.push(v);
+    }
+    if (el.labels) for (const l of el.labels) out.push(l.textContent);
+    if (el.tagName === "LABEL") out.push(el.textContent);
+    if (el.tagName === "INPUT") {
+      out.push(el.value || "");
+      if (el.type === "submit") out.push("Submit");
+      if (el.type === "reset") out.push("Reset");
+    }
+    out.push(el.innerText || "", el.textContent || "");
+    if (el.shadowRoot) out.push(el.shadowRoot.textContent || "");
+    return out.map((s) => clip(s, 400)).filter((s, i, a) => a.indexOf(s) === i);
+  }
+
+  function accessibleName(el) {
+    const reg = registry();
+    if (reg && typeof reg.accessibleName === "function") return reg.accessibleName(el);
+    if (reg && typeof reg.name === "function") return reg.name(el);
+    return fallbackName(el);
+  }
+
+  // --- actionability -------------------------------------------------------------------
+
+  function nextFrame(win) {
+    // requestAnimationFrame does not run in a hidden tab; a timer keeps us moving there.
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          resolve();
+        }
+      };
+      win.setTimeout(finish, 100);
+      win.requestAnimationFrame(finish);
+    });
+  }
+
+  function visibilityProblem(el) {
+    if (!el.isConnected) return ["detached", "it is no longer on the page"];
+    if (typeof el.checkVisibility === "function" && !el.checkVisibility({ visibilityProperty: true })) {
+      return ["hidden", "it is hidden (display:none or visibility:hidden, on it or a parent)"];
+    }
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return ["zero_size", "it has no size on the page (zero width or height)"];
+    for (let n = el; n && n.nodeType === 1; n = composedParent(n)) {
+      if (parseFloat(styleOf(n).opacity) === 0) {
+        return [
+          "transparent",
+          n === el ? "it is fully transparent (opacity 0)" : `it is fully transparent (its container ${describe(n)} has opacity 0)`,
+        ];
+      }
+    }
+    if (el.closest("[inert]")) return ["inert", "it is inert (the page has disabled interaction with it)"];
+    return null;
+  }
+
+  function disabledProblem(el) {
+    let disabled = false;
+    try {
+      disabled = el.matches(":disabled");
+    } catch (_) {
+      disabled = false;
+    }
+    if (disabled || el.getAttribute("aria-disabled") === "true") {
+      return ["disabled", "it is disabled"];
+    }
+    return null;
+  }
+
+  function inViewport(rect) {
+    const vp = viewport();
+    return rect.x >= 0 && rect.y >= 0 && rect.x + rect.w <= vp.w && rect.y + rect.h <= vp.h;
+  }
+
+  // The point to click: the centre of the element's largest box, clipped to the viewport.
+  function clickPoint(el) {
+    const o = documentOffset(el.ownerDocument);
+    const vp = viewport();
+    let best = null;
+    let bestArea = -1;
+    const rects = el.getClientRects();
+    for (const r of rects.length ? rects : [el.getBoundingClientRect()]) {
+      const left = Math.max(r.left + o.x, 0);
+      const top = Math.max(r.top + o.y, 0);
+      const right = Math.min(r.right + o.x, vp.w);
+      const bottom = Math.min(r.bottom + o.y, vp.h);
+      const area = Math.max(0, right - left) * Math.max(0, bottom - top);
+      if (area > bestArea) {
+        bestArea = area;
+        best = { left, top, right, bottom };
+      }
+    }
+    if (!best || bestArea <= 0) return null;
+    return { x: (best.left + best.right) / 2, y: (best.top + best.bottom) / 2 };
+  }
+
+  function receivesClick(el, hit) {
+    if (!hit) return false;
+    if (hit === el || containsComposed(el, hit)) return true;
+    // A click on a field's own label reaches the field.
+    for (let n = hit; n; n = composedParent(n)) {
+      if (n.tagName === "LABEL" && n.control === el) return true;
+    }
+    // An icon that ignores the pointer passes the click to its button.
+    if (containsComposed(hit, el) && styleOf(el).pointerEvents === "none") return true;
+    return false;
+  }
+
+  // Stable = the same box over two consecutive frames (three readings).
+  async function stableRect(el, maxMs) {
+    const win = el.ownerDocument.defaultView;
+    const started = Date.now();
+    let prev = topRect(el);
+    let sameRuns = 0;
+    for (;;) {
+      await nextFrame(win);
+      if (!el.isConnected) return { ok: false, rect: prev };
+      const cur = topRect(el);
+      const same =
+        Math.abs(cur.x - prev.x) < 0.5 &&
+        Math.abs(cur.y - prev.y) < 0.5 &&
+        Math.abs(cur.w - prev.w) < 0.5 &&
+        Math.abs(cur.h - prev.h) < 0.5;
+      sameRuns = same ? sameRuns + 1 : 0;
+      if (sameRuns >= 2) return { ok: true, rect: cur };
+      if (Date.now() - started > maxMs) return { ok: false, rect: cur };
+      prev = cur;
+    }
+  }
+
+  function refusal(code, reason, extra) {
+    return Object.assign({ ok: false, code, reason }, extra || {});
+  }
+
+  // Everything a trusted click needs: scrolled into view, visible, enabled, not moving,
+  // and really the element that receives a click at its centre.
+  async function prepareClick(el, options) {
+    const opts = Object.assign({ stableMs: 1000, requireEnabled: true }, options || {});
+    let problem = visibilityProblem(el);
+    if (problem) return refusal(problem[0], problem[1]);
+    if (opts.requireEnabled) {
+      problem = disabledProblem(el);
+      if (problem) return refusal(problem[0], problem[1]);
+    }
+    let scrolled = false;
+    if (!inViewport(topRect(el))) {
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      scrolled = true;
+    }
+    const stable = await stableRect(el, opts.stableMs);
+    if (!stable.ok) {
+      if (!el.isConnected) return refusal("detached", "it left the page while handrail was getting ready to click");
+      return refusal("moving", "the element keeps moving (animated or repositioned on every frame), so a click could land on something else");
+    }
+    problem = visibilityProblem(el);
+    if (problem) return refusal(problem[0], problem[1]);
+    const point = clickPoint(el);
+    if (!point) {
+      return refusal("outside", "it could not be brought into the visible part of the page (clipped by its container or off-screen)");
+    }
+    const hit = deepElementFromPoint(point.x, point.y);
+    if (!receivesClick(el, hit)) {
+      return refusal("covered", `it is covered by ${describe(hit)}, which would receive the click instead`, {
+        covering: describe(hit),
+      });
+    }
+    return { ok: true, x: point.x, y: point.y, rect: stable.rect, scrolled, names: nameCandidates(el) };
+  }
+
+  // --- state readers -------------------------------------------------------------------
+
+  function toggleOf(el) {
+    const tag = el.tagName;
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
+      return { kind: type, state: el.indeterminate ? "mixed" : el.checked ? "checked" : "unchecked" };
+    }
+    const role = (el.getAttribute("role") || "").toLowerCase();
+    const checked = el.getAttribute("aria-checked");
+    if (checked !== null) {
+      const state = checked === "true" ? "checked" : checked === "mixed" ? "mixed" : "unchecked";
+      return { kind: role || "toggle", state: role === "switch" ? (checked === "true" ? "on" : "off") : state };
+    }
+    const pressed = el.getAttribute("aria-pressed");
+    if (pressed !== null) {
+      return { kind: "toggle button", state: pressed === "true" ? "pressed" : pressed === "mixed" ? "mixed" : "not pressed" };
+    }
+    if (tag === "LABEL" && el.control && el.control !== el) return toggleOf(el.control);
+    const expanded = el.getAttribute("aria-expanded");
+    if (expanded !== null) return { kind: "expandable", state: expanded === "true" ? "expanded" : "collapsed" };
+    if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
+      return { kind: "expandable", state: el.parentElement.open ? "expanded" : "collapsed" };
+    }
+    return null;
+  }
+
+  const TEXT_INPUT_TYPES = new Set([
+    "", "text", "search", "email", "url", "tel", "password", "number",
+    "date", "datetime-local", "month", "week", "time", "color",
+  ]);
+
+  // The field that typing into [index] should fill: the element itself, the control of a
+  // label, or the single editable field inside a wrapper.
+  function editableOf(el) {
+    if (isEditable(el)) return el;
+    if (el.tagName === "LABEL" && el.control && isEditable(el.control)) return el.control;
+    const inner = el.querySelectorAll("input, textarea, [contenteditable]");
+    const candidates = Array.from(inner).filter(isEditable);
+    return candidates.length === 1 ? candidates[0] : el;
+  }
+
+  function isEditable(el) {
+    if (el.tagName === "TEXTAREA") return true;
+    if (el.tagName === "INPUT") return TEXT_INPUT_TYPES.has((el.getAttribute("type") || "").toLowerCase());
+    return el.isContentEditable === true;
+  }
+
+  function fieldKind(el) {
+    if (el.tagName === "TEXTAREA") return "textarea";
+    if (el.tagName === "INPUT") return "input";
+    if (el.isContentEditable) return "contenteditable";
+    return "other";
+  }
+
+  // Card and one-time-code fields, recognised by their names and labels.
+  const SENSITIVE_WORDS =
+    /card.?(num|no\b)|credit.?card|\bcc.?(num|no)\b|\bcvc\b|\bcvv\b|\bcsc\b|security.?code|expir|one.?time|\botp\b|\b2fa\b|verification.?code|passcode/i;
+
+  // Fields whose value is never echoed back in a result.
+  function isSensitive(el) {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
+    if (type === "password") return true;
+    if (/current-password|new-password|one-time-code|\bcc-/.test(ac)) return true;
+    const labels = el.labels ? Array.from(el.labels, (l) => l.textContent).join(" ") : "";
+    const hay = [el.getAttribute("name"), el.id, el.getAttribute("placeholder"), el.getAttribute("aria-label"), labels].join(" ");
+    return SENSITIVE_WORDS.test(hay);
+  }
+
+  function fieldValue(el) {
+    if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") return el.value;
+    // innerText follows what the person sees (line breaks for blocks), without trailing ones.
+    return (el.innerText || "").replace(/\u00a0/g, " ").replace(/\n+$/, "");
+  }
+
+  function fieldInfo(el) {
+    const target = editableOf(el);
+    const kind = fieldKind(target);
+    const maxLength = target.tagName === "INPUT" || target.tagName === "TEXTAREA" ? target.maxLength : -1;
+    return {
+      kind,
+      tag: target.tagName.toLowerCase(),
+      type: (target.getAttribute("type") || "").toLowerCase(),
+      editable: isEditable(target),
+      readOnly: Boolean(target.readOnly) || target.getAttribute("aria-readonly") === "true",
+      disabled: disabledProblem(target) !== null,
+      maxLength: maxLength > 0 ? maxLength : null,
+      sensitive: isSensitive(target),
+      focused: isFocused(target),
+      value: fieldValue(target),
+      describe: describe(target),
+      isSelf: target === el,
+    };
+  }
+
+  function isFocused(el) {
+    const active = deepActiveElement();
+    if (!active) return false;
+    if (active === el) return true;
+    return el.isContentEditable === true && containsComposed(el, active);
+  }
+
+  function placeCaretAtEnd(target) {
+    if (target.tagName === "INPUT" || target.tagName === "TEXTAREA") {
+      try {
+        const n = target.value.length;
+        target.setSelectionRange(n, n);
+      } catch (_) {
+        // email and number inputs have no selection API; the caret is already at the end.
+      }
+      return;
+    }
+    const doc = target.ownerDocument;
+    const range = doc.createRange();
+    range.selectNodeContents(target);
+    range.collapse(false);
+    const sel = doc.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  function selectAllIn(target) {
+    if (target.tagName === "INPUT" || target.tagName === "TEXTAREA") {
+      target.select();
+      return;
+    }
+    const doc = target.ownerDocument;
+    const range = doc.createRange();
+    range.selectNodeContents(target);
+    const sel = doc.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  // Sets a value the way a framework's own listeners expect: through the prototype's
+  // setter (below any instance-level override a framework installs) and then the input and
+  // change events it listens to.
+  function setNativeValue(target, value) {
+    const win = target.ownerDocument.defaultView;
+    if (target.tagName === "INPUT" || target.tagName === "TEXTAREA") {
+      const proto = target.tagName === "INPUT" ? win.HTMLInputElement.prototype : win.HTMLTextAreaElement.prototype;
+      const setter = Object.getOwnPropertyDescriptor(proto, "value").set;
+      setter.call(target, value);
+    } else {
+      target.textContent = value;
+    }
+    target.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
+    target.dispatchEvent(new win.Event("change", { bubbles: true }));
+  }
+
+  // --- the API page.py calls ------------------------------------------------------------
+
+  const api = {
+    async prepareClick(index, options) {
+      return prepareClick(element(index), options);
+    },
+
+    target(index) {
+      const el = element(index);
+      return {
+        name: accessibleName(el),
+        names: nameCandidates(el),
+        rect: topRect(el),
+        tag: el.tagName.toLowerCase(),
+        describe: describe(el),
+      };
+    },
+
+    toggleState(index) {
+      return toggleOf(element(index));
+    },
+
+    focusDescription() {
+      const active = deepActiveElement();
+      if (!active || active === document.body || active === document.documentElement) return null;
+      return describe(active);
+    },
+
+    fieldInfo(index) {
+      return fieldInfo(element(index));
+    },
+
+    focusField(index) {
+      const target = editableOf(element(index));
+      if (!isFocused(target)) target.focus({ preventScroll: false });
+      return isFocused(target);
+    },
+
+    caretToEnd(index) {
+      placeCaretAtEnd(editableOf(element(index)));
+    },
+
+    selectAll(index) {
+      const target = editableOf(element(index));
+      if (!isFocused(target)) target.focus();
+      selectAllIn(target);
+      return fieldValue(target);
+    },
+
+    setValue(index, value) {
+      setNativeValue(editableOf(element(index)), value);
+      return fieldValue(editableOf(element(index)));
+    },
+
+    selectOption(index, wanted) {
+      const el = element(index);
+      if (el.tagName !== "SELECT") {
+        return {
+          ok: false,
+          code: "not_select",
+          reason: `${describe(el)} is not a native <select>; click it to open its list, then click the option`,
+        };
+      }
+      const problem = disabledProblem(el);
+      if (problem) return { ok: false, code: "disabled", reason: "the list is disabled" };
+      const norm = (s) => String(s).replace(/\s+/g, " ").trim().toLowerCase();
+      const options = Array.from(el.options).filter((o) => !o.disabled);
+      const listed = Array.from(el.options).map((o) => ({
+        label: clip(o.label || o.text, 80),
+        value: o.value,
+        disabled: o.disabled,
+      }));
+      const want = norm(wanted);
+      let found = options.filter((o) => o.value === String(wanted));
+      if (!found.length) found = options.filter((o) => norm(o.label || o.text) === want);
+      if (!found.length) found = options.filter((o) => norm(o.value) === want);
+      if (!found.length && want) found = options.filter((o) => norm(o.label || o.text).includes(want));
+      if (found.length !== 1) {
+        const disabledMatch = Array.from(el.options).some(
+          (o) => o.disabled && (o.value === String(wanted) || norm(o.label || o.text) === want),
+        );
+        return {
+          ok: false,
+          code: found.length ? "ambiguous" : disabledMatch ? "disabled_option" : "no_match",
+          matches: found.map((o) => clip(o.label || o.text, 80)),
+          options: listed,
+        };
+      }
+      const option = found[0];
+      const before = el.value;
+      const win = el.ownerDocument.defaultView;
+      if (el.multiple) {
+        option.selected = true;
+      } else {
+        const setter = Object.getOwnPropertyDescriptor(win.HTMLSelectElement.prototype, "value").set;
+        setter.call(el, option.value);
+      }
+      el.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
+      el.dispatchEvent(new win.Event("change", { bubbles: true }));
+      const now = el.selectedOptions.length ? el.selectedOptions[0] : null;
+      return {
+        ok: true,
+        changed: before !== el.value,
+        label: now ? clip(now.label || now.text, 80) : "",
+        value: now ? now.value : "",
+        wanted: clip(option.label || option.text, 80),
+      };
+    },
+
+    // Scrolls the window, or the page's main scrolling container when the window cannot
+    // scroll (apps that scroll a <main> or a div), by a number of "pages".
+    scrollBy(direction, pages) {
+      const sign = direction === "up" ? -1 : 1;
+      const scroller = mainScroller();
+      const before = scrollState(scroller);
+      const step = Math.max(1, Math.round(before.view * 0.9 * pages));
+      if (scroller === null) {
+        window.scrollBy({ top: sign * step, behavior: "instant" });
+      } else {
+        scroller.scrollBy({ top: sign * step, behavior: "instant" });
+      }
+      const after = scrollState(scroller);
+      return { before, after, container: scroller === null ? null : describe(scroller) };
+    },
+
+    scrollToElement(index) {
+      const el = element(index);
+      el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
+      const scroller = mainScroller();
+      const rect = topRect(el);
+      return { after: scrollState(scroller), visible: inViewport(rect) || clickPoint(el) !== null, describe: describe(el) };
+    },
+
+    fileInput(index) {
+      const el = element(index);
+      const ok = el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "file";
+      return {
+        ok,
+        describe: describe(el),
+        multiple: ok && el.multiple,
+        accept: ok ? el.accept : "",
+        disabled: disabledProblem(el) !== null,
+      };
+    },
+
+    fileNames(index) {
+      const el = element(index);
+      return el.files ? Array.from(el.files, (f) => f.name) : [];
+    },
+  };
+
+  function scrollState(scroller) {
+    if (scroller === null) {
+      const se = document.scrollingElement || document.documentElement;
+      return { top: window.scrollY, height: se.scrollHeight, view: window.innerHeight };
+    }
+    return { top: scroller.scrollTop, height: scroller.scrollHeight, view: scroller.clientHeight };
+  }
+
+  function canScrollY(el) {
+    if (el.scrollHeight <= el.clientHeight + 1) return false;
+    const oy = styleOf(el).overflowY;
+    return oy === "auto" || oy === "scroll" || oy === "overlay";
+  }
+
+  // null means the window itself.
+  function mainScroller() {
+    const se = document.scrollingElement || document.documentElement;
+    const rootOverflow = styleOf(document.documentElement).overflowY;
+    const bodyOverflow = document.body ? styleOf(document.body).overflowY : "";
+    const windowScrolls =
+      se.scrollHeight > window.innerHeight + 1 && rootOverflow !== "hidden" && bodyOverflow !== "hidden";
+    if (windowScrolls) return null;
+    let best = null;
+    let bestArea = 0;
+    const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_ELEMENT);
+    let count = 0;
+    for (let n = walker.currentNode; n && count < 20000; n = walker.nextNode(), count++) {
+      if (n.nodeType !== 1 || !canScrollY(n)) continue;
+      const r = n.getBoundingClientRect();
+      const area = Math.max(0, Math.min(r.right, window.innerWidth) - Math.max(r.left, 0)) *
+        Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
+      if (area > bestArea) {
+        bestArea = area;
+        best = n;
+      }
+    }
+    return best;
+  }
+
+  return api;
+})()

@@ -111,6 +111,9 @@ class Observed:
     """The observation exactly as the model receives it (inside ``<browser_state>``)."""
     tabs: tuple[str, ...] = ()
     duration_ms: float = 0.0
+    hidden_instructions: int = 0
+    """Instruction-like text the page hid from people (left out of the digest): shown to
+    the person as a warning, never to the model."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,474 @@
+"""Who must approve what, what is refused outright, and when a person must take over.
+
+These are deterministic rules enforced in code, whatever the model believes: a page can
+talk a model into anything, so the model's judgement is never the last line of defence.
+
+- :class:`Gate` assesses each parsed action against the page the person and the model saw:
+  ``--approve ask`` asks for every page-changing action, ``risky`` only for risky ones
+  (new hosts, commitments, sensitive fields, off-screen fields, run_js), ``none`` asks for
+  nothing. Refusals hold in every mode: hosts outside ``--allow-domain``, typing anything
+  but a configured secret into a password or payment field, clicking a CAPTCHA, run_js
+  when not allowed.
+- :func:`detect_handover` looks at every observation for pages a person must handle
+  (passwords, one-time codes, CAPTCHAs, payments) before the model may act on them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+from core.actions import PAGE_CHANGING, Action
+from core.events import HumanKind
+from core.secrets import Secrets, only_placeholders
+from core.snapshot import ElementInfo, SensitiveField, Snapshot
+
+ApproveMode = Literal["ask", "risky", "none"]
+
+COMMITMENT_WORDS = re.compile(
+    r"\b(buy|pay|purchase|order|book|reserve|checkout|check\s*out|confirm|submit|send|post|publish|"
+    r"delete|remove|transfer|subscribe|sign\s*up|register|accept|agree|donate|place\s+order)\b",
+    re.IGNORECASE,
+)
+CREDENTIAL_WORDS = re.compile(
+    r"\b(password|passcode|pass\s*word|pin|one[- ]time|otp|verification code|2fa|two[- ]factor|"
+    r"security code|cvc|cvv|card number|login|log in|sign in|credentials?)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """The gate's view of one action."""
+
+    page_changing: bool
+    needs_approval: bool
+    risky: bool
+    why: str
+    details: tuple[str, ...] = ()
+    refused: str | None = None
+    """When set, the action must not run at all; the text is for the model."""
+    sensitive: bool = False
+    """The target is a password, code or payment field (its text is redacted in the log)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something on a page that a person must handle."""
+
+    kind: HumanKind
+    detail: str
+
+
+def host_of(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def host_allowed(host: str, patterns: Sequence[str]) -> bool:
+    """Whether ``host`` matches one of the ``--allow-domain`` globs (none given: all hosts).
+
+    A bare domain also admits its subdomains: ``example.com`` allows ``www.example.com``.
+    """
+    if not patterns:
+        return True
+    host = host.lower().rstrip(".")
+    for pattern in patterns:
+        p = pattern.lower().strip().rstrip(".")
+        if fnmatch.fnmatchcase(host, p) or (
+            not any(c in p for c in "*?[") and host.endswith("." + p)
+        ):
+            return True
+    return False
+
+
+class Gate:
+    """Assesses actions for one run. Holds the run's memory: hosts visited, kinds pre-approved."""
+
+    def __init__(
+        self,
+        *,
+        mode: ApproveMode = "ask",
+        allow_domains: Sequence[str] = (),
+        allow_js: bool = False,
+        secrets: Secrets | None = None,
+    ) -> None:
+        self.mode: ApproveMode = mode
+        self.allow_domains = tuple(allow_domains)
+        self.allow_js = allow_js
+        self.secrets = secrets or Secrets()
+        self.visited_hosts: set[str] = set()
+        self._kinds: set[str] = set()
+
+    # -- run memory ----------------------------------------------------------------------
+
+    def note_visit(self, url: str) -> None:
+        host = host_of(url)
+        if host and url.startswith(("http:", "https:")):
+            self.visited_hosts.add(host)
+
+    def preapprove_kind(self, tool: str) -> None:
+        """The person approved every further non-risky action of this tool (``A``)."""
+        self._kinds.add(tool)
+
+    def kind_preapproved(self, tool: str) -> bool:
+        return tool in self._kinds
+
+    def asks_for_dialogs(self) -> bool:
+        return self.mode != "none"
+
+    # -- assessment ----------------------------------------------------------------------
+
+    def assess(self, action: Action, snapshot: Snapshot) -> Assessment:
+        name = action.name
+        if name not in PAGE_CHANGING:
+            return Assessment(
+                page_changing=False,
+                needs_approval=False,
+                risky=False,
+                why="does not change the page",
+            )
+        check = getattr(self, f"_assess_{name}", None)
+        verdict: Assessment = check(action, snapshot) if check else self._plain(action)
+        if verdict.refused or self.mode == "none":
+            return _with(verdict, needs_approval=False) if not verdict.refused else verdict
+        if self.mode == "risky" and not verdict.risky:
+            return _with(verdict, needs_approval=False)
+        return _with(verdict, needs_approval=True)
+
+    def _plain(self, action: Action) -> Assessment:
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+        )
+
+    def _assess_navigate(self, action: Action, snapshot: Snapshot) -> Assessment:
+        url = str(action.params.get("url", ""))
+        return self._destination(url, details=(f"Full URL: {url}",))
+
+    def _destination(
+        self, url: str, *, details: tuple[str, ...], what: str = "navigation"
+    ) -> Assessment:
+        host = host_of(url)
+        if host and not host_allowed(host, self.allow_domains):
+            return Assessment(
+                page_changing=True,
+                needs_approval=False,
+                risky=True,
+                why="host not allowed",
+                refused=(
+                    f"{host} is outside the domains this run may visit "
+                    f"({', '.join(self.allow_domains)}); you may not go there. Stay on the allowed sites."
+                ),
+            )
+        if host and host not in self.visited_hosts:
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why=f"{what} to a new host: {host}",
+                details=details,
+            )
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+            details=details,
+        )
+
+    def _element(self, action: Action, snapshot: Snapshot) -> ElementInfo | Assessment:
+        index = action.params.get("index")
+        element = snapshot.elements.get(index) if isinstance(index, int) else None
+        if element is None:
+            return Assessment(
+                page_changing=True,
+                needs_approval=False,
+                risky=False,
+                why="unknown element",
+                refused=f"there is no element [{index}] in the current page state; use an index from the newest digest",
+            )
+        return element
+
+    def _assess_click(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        details = [f"Element: {element.line}"]
+        if _is_captcha(element):
+            return Assessment(
+                page_changing=True,
+                needs_approval=False,
+                risky=True,
+                why="CAPTCHA",
+                refused="CAPTCHAs are never clicked or solved by the agent; call ask_human so the person can do it",
+            )
+        href = element.attrs.get("href")
+        if element.tag == "a" and href:
+            absolute = _absolute(snapshot.url, href)
+            if absolute.startswith(("http:", "https:")):
+                destination = self._destination(
+                    absolute, details=(*details, f"Link to: {absolute}"), what="link"
+                )
+                if destination.refused or destination.risky:
+                    return destination
+        if element.submits_form or (element.form_action and element.tag in ("button", "input")):
+            target = element.form_action or snapshot.url
+            details.append(
+                f"Submits a form to: {target} ({(element.form_method or 'get').upper()})"
+            )
+            verdict = self._destination(target, details=tuple(details), what="form submission")
+            if verdict.refused:
+                return verdict
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why="submits a form",
+                details=tuple(details),
+            )
+        if COMMITMENT_WORDS.search(element.name or ""):
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why=f"reads like a commitment: {element.name!r}",
+                details=tuple(details),
+            )
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+            details=tuple(details),
+        )
+
+    def _assess_type(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        text = str(action.params.get("text", ""))
+        shown = (
+            text
+            if self.secrets.contains_placeholder(text) or element.sensitive is None
+            else "«redacted»"
+        )
+        details = [f"Field: {element.line}", f"Text: {shown}"]
+        if element.sensitive is not None:
+            if not (text and only_placeholders(text) and self._known_placeholders(text)):
+                return Assessment(
+                    page_changing=True,
+                    needs_approval=False,
+                    risky=True,
+                    why=f"{element.sensitive} field",
+                    sensitive=True,
+                    refused=(
+                        f"[{element.index}] is a {element.sensitive} field: the agent never types passwords, codes "
+                        "or card numbers. Call ask_human so the person can fill it in"
+                        + (
+                            f", or use one of the configured secrets: {', '.join('<secret:' + n + '>' for n in self.secrets.names())}"
+                            if self.secrets.names()
+                            else ""
+                        )
+                        + "."
+                    ),
+                )
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why=f"fills a {element.sensitive} field with a configured secret",
+                details=tuple(details),
+                sensitive=True,
+            )
+        if not element.in_viewport:
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why="the field is not visible in the viewport",
+                details=tuple(details),
+            )
+        if action.params.get("submit"):
+            target = element.form_action or snapshot.url
+            details.append(f"Then presses Enter, which may submit the form to: {target}")
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why="types and submits",
+                details=tuple(details),
+            )
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+            details=tuple(details),
+        )
+
+    def _known_placeholders(self, text: str) -> bool:
+        names = set(self.secrets.names())
+        return bool(names) and all(
+            m in names for m in re.findall(r"<secret:([A-Za-z0-9_.-]+)>", text)
+        )
+
+    def _assess_select_option(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+            details=(f"Field: {element.line}", f"Option: {action.params.get('option')}"),
+        )
+
+    def _assess_upload_file(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=True,
+            why="sends a local file to the site",
+            details=(f"Field: {element.line}", f"File: {action.params.get('path')}"),
+        )
+
+    def _assess_press_key(self, action: Action, snapshot: Snapshot) -> Assessment:
+        keys = str(action.params.get("keys", ""))
+        focused = (
+            snapshot.elements.get(snapshot.focused_index)
+            if snapshot.focused_index is not None
+            else None
+        )
+        details = (f"Keys: {keys}", f"Focused: {focused.line if focused else '(nothing)'}")
+        if keys.split("+")[-1].lower() in ("enter", "return") and focused is not None:
+            return Assessment(
+                page_changing=True,
+                needs_approval=True,
+                risky=True,
+                why="Enter may submit a form",
+                details=details,
+            )
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+            details=details,
+        )
+
+    def _assess_run_js(self, action: Action, snapshot: Snapshot) -> Assessment:
+        if not self.allow_js:
+            return Assessment(
+                page_changing=True,
+                needs_approval=False,
+                risky=True,
+                why="run_js not allowed",
+                refused="run_js is not available in this run (the person did not pass --allow-js)",
+            )
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=True,
+            why="runs JavaScript in the page (always asks)",
+            details=(f"Code:\n{action.params.get('code', '')}",),
+        )
+
+    def _assess_switch_tab(self, action: Action, snapshot: Snapshot) -> Assessment:
+        return Assessment(
+            page_changing=True,
+            needs_approval=True,
+            risky=False,
+            why="every page-changing action asks",
+        )
+
+    def assess_always_asks(self, action: Action, snapshot: Snapshot) -> bool:
+        """Whether ``A`` (approve all of this kind) may cover this action: never for risky ones."""
+        return self.assess(action, snapshot).risky
+
+
+def _with(a: Assessment, *, needs_approval: bool) -> Assessment:
+    return Assessment(
+        page_changing=a.page_changing,
+        needs_approval=needs_approval,
+        risky=a.risky,
+        why=a.why,
+        details=a.details,
+        refused=a.refused,
+        sensitive=a.sensitive,
+    )
+
+
+def _absolute(base: str, href: str) -> str:
+    from urllib.parse import urljoin
+
+    return urljoin(base, href)
+
+
+def _is_captcha(element: ElementInfo) -> bool:
+    blob = " ".join([element.name or "", *element.attrs.values(), element.frame or ""]).lower()
+    return any(
+        k in blob
+        for k in (
+            "recaptcha",
+            "hcaptcha",
+            "turnstile",
+            "captcha",
+            "i'm not a robot",
+            "i am not a robot",
+        )
+    )
+
+
+def looks_like_credential_prompt(message: str) -> bool:
+    return bool(CREDENTIAL_WORDS.search(message))
+
+
+def detect_handover(snapshot: Snapshot, acknowledged: set[tuple[str, str]]) -> Finding | None:
+    """The first thing on this page a person must handle, unless already handled here.
+
+    Runs on every observation, before the model sees the page.
+    """
+    parts = urlsplit(snapshot.url)
+    page_key = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    for finding in _findings(snapshot):
+        if (page_key, finding.kind) not in acknowledged:
+            return finding
+    return None
+
+
+def _findings(snapshot: Snapshot) -> list[Finding]:
+    signals = snapshot.signals
+    found: list[Finding] = []
+    if signals.captchas:
+        where = "; ".join(f"{c.kind} ({c.where})" for c in signals.captchas[:3])
+        found.append(Finding("captcha", f"a CAPTCHA is on the page: {where}"))
+    groups: tuple[tuple[HumanKind, str, tuple[SensitiveField, ...]], ...] = (
+        ("password", "a password field", signals.password_fields),
+        ("otp", "a one-time-code field", signals.otp_fields),
+        ("payment", "payment card fields", signals.card_fields),
+    )
+    for kind, label, fields in groups:
+        if fields:
+            where = ", ".join(_field_name(f) for f in fields[:4])
+            found.append(Finding(kind, f"{label} on the page: {where}"))
+    if signals.payment_frames and not signals.card_fields:
+        found.append(
+            Finding("payment", f"a payment form from {', '.join(signals.payment_frames[:2])}")
+        )
+    return found
+
+
+def _field_name(field: SensitiveField) -> str:
+    name = field.name or "unnamed field"
+    place = f" in {field.where}" if field.where and field.where != "page" else ""
+    return f"[{field.index}] {name}{place}" if field.index else f"{name}{place}"

@@ -1,0 +1,248 @@
+"""One run from settings to its end: checks, log, browser, start page, agent, clean-up.
+
+Everything that can be wrong with the configuration (model spec, key, endpoint, secrets,
+start URL outside the allowlist, audit folder) is found by :func:`prepare` before a
+browser starts, and raised as :class:`ConfigError` (the CLI exits with code 2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from core import oplog
+from core.agent import Agent, AgentConfig
+from core.allowlist import DomainGuard
+from core.audit import AuditError, AuditRecorder, AuditWriter
+from core.browser import Browser, BrowserError, LaunchOptions
+from core.events import EventSink, RunFinished, Supervisor
+from core.model.base import Model, ModelConfigError
+from core.model.spec import DEFAULT_SPEC, build_model
+from core.page import Page
+from core.policy import ApproveMode, Gate, host_allowed, host_of
+from core.secrets import Secrets, SecretsError
+
+log = structlog.get_logger("handrail.session")
+
+
+class ConfigError(Exception):
+    """The run cannot start as configured. The message says what to change."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Everything a run is configured with (the ``handrail run`` options)."""
+
+    task: str
+    start_url: str | None = None
+    model_spec: str = DEFAULT_SPEC
+    base_url: str | None = None
+    approve: ApproveMode = "ask"
+    max_rounds: int = 30
+    headless: bool = False
+    cdp_url: str | None = None
+    connect: bool = False
+    profile: Path | None = None
+    chrome_path: str | None = None
+    allow_domains: tuple[str, ...] = ()
+    allow_js: bool = False
+    allow_file_urls: bool = False
+    secrets: tuple[str, ...] = ()
+    secrets_file: Path | None = None
+    audit_dir: Path = Path("audit_logs")
+    upload_dir: Path | None = None
+    action_timeout: float = 45.0
+    console_log: bool = False
+    """Operational log to stderr too (console mode)."""
+    theme: str | None = None
+    """Observatory theme; None: the one the person saved, else the default."""
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def public(self) -> dict[str, object]:
+        """The settings as written to the audit log (secret names, never values)."""
+        return {
+            "start_url": self.start_url,
+            "model": self.model_spec,
+            "base_url": self.base_url,
+            "approve": self.approve,
+            "max_rounds": self.max_rounds,
+            "headless": self.headless,
+            "browser": "cdp_url" if self.cdp_url else ("connect" if self.connect else "launch"),
+            "cdp_url": self.cdp_url,
+            "allow_domains": list(self.allow_domains),
+            "allow_js": self.allow_js,
+            "secrets": [s.split("=", 1)[0] for s in self.secrets],
+            "upload_dir": str(self.upload_dir) if self.upload_dir else None,
+        }
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What the pre-flight built: reused by the run so nothing is checked twice."""
+
+    model: Model
+    secrets: Secrets
+
+
+async def prepare(
+    settings: RunSettings, *, env: Mapping[str, str] | None = None, check_model: bool = True
+) -> Prepared:
+    """Check the configuration before any browser starts. Raises :class:`ConfigError`.
+
+    ``check_model=False`` skips the model's network pre-flight (when it already passed in
+    an earlier event loop: clients are bound to the loop that made them).
+    """
+    env = os.environ if env is None else env
+    if not settings.task.strip():
+        raise ConfigError("the task is empty: say what handrail should do")
+    if settings.max_rounds < 1:
+        raise ConfigError("--max-rounds must be at least 1")
+    if settings.cdp_url and settings.connect:
+        raise ConfigError("use either --cdp-url or --connect, not both")
+    if settings.start_url:
+        scheme = settings.start_url.split(":", 1)[0].lower()
+        if scheme not in ("http", "https") and not (scheme == "file" and settings.allow_file_urls):
+            raise ConfigError(f"--start-url must be an http(s) URL (got {settings.start_url!r})")
+        host = host_of(settings.start_url)
+        if settings.allow_domains and not host_allowed(host, settings.allow_domains):
+            raise ConfigError(
+                f"--start-url {settings.start_url} is outside --allow-domain "
+                f"({', '.join(settings.allow_domains)}); add its host or pick another start page"
+            )
+    try:
+        secrets = Secrets.from_specs(settings.secrets, env, settings.secrets_file)
+    except SecretsError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        model = build_model(settings.model_spec, base_url=settings.base_url, env=env)
+        if check_model:
+            await model.check()
+    except ModelConfigError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        settings.audit_dir.mkdir(parents=True, exist_ok=True)
+        probe = settings.audit_dir / f".handrail-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"the audit folder {settings.audit_dir} is not writable: {exc}; choose one with --audit-dir"
+        ) from exc
+    if settings.upload_dir is not None and not settings.upload_dir.is_dir():
+        raise ConfigError(f"--upload-dir {settings.upload_dir} is not a folder")
+    return Prepared(model=model, secrets=secrets)
+
+
+async def open_browser(settings: RunSettings, downloads: Path) -> Browser:
+    """Launch or connect as the settings say. Raises :class:`ConfigError` on failure."""
+    try:
+        if settings.cdp_url:
+            browser = await Browser.connect(settings.cdp_url)
+        elif settings.connect:
+            browser = await Browser.connect_local()
+        else:
+            browser = await Browser.launch(
+                LaunchOptions(
+                    executable=settings.chrome_path,
+                    profile_dir=settings.profile,
+                    headless=settings.headless,
+                    downloads_dir=downloads,
+                )
+            )
+    except BrowserError as exc:
+        raise ConfigError(str(exc)) from exc
+    if browser.kind != "launch":
+        await browser.set_downloads_dir(downloads)
+    return browser
+
+
+async def run_session(
+    settings: RunSettings,
+    *,
+    supervisor: Supervisor,
+    sinks: Sequence[EventSink] = (),
+    prepared: Prepared | None = None,
+    env: Mapping[str, str] | None = None,
+    on_browser: Callable[[Browser], None] | None = None,
+) -> RunFinished:
+    """Run one task to its end and return how it ended.
+
+    The audit log is written to ``settings.audit_dir`` (its recorder is added to ``sinks``);
+    the operational log goes beside it. The browser is closed at the end (a launched one is
+    stopped; in connect mode only our tabs are closed). Raises :class:`ConfigError` when the
+    run cannot start; cancellation propagates after the log is closed.
+    """
+    prepared = prepared or await prepare(settings, env=env)
+    try:
+        writer = AuditWriter.create(
+            settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
+        )
+    except (OSError, AuditError) as exc:
+        raise ConfigError(f"cannot create the audit log in {settings.audit_dir}: {exc}") from exc
+    oplog.configure(
+        oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
+    )
+    recorder = AuditRecorder(writer)
+    run_dir = writer.path.with_suffix("")
+    try:
+        browser = await open_browser(settings, run_dir / "downloads")
+    except ConfigError:
+        writer.close()
+        raise
+    if on_browser is not None:
+        on_browser(browser)
+    try:
+        page = Page(
+            browser,
+            action_timeout=settings.action_timeout,
+            allow_file_urls=settings.allow_file_urls,
+            upload_dir=settings.upload_dir,
+            downloads_dir=run_dir / "downloads",
+            screenshots_dir=run_dir / "screenshots",
+        )
+        guard = DomainGuard(browser, settings.allow_domains)
+        await guard.install()
+        if settings.start_url:
+            # The person's own step: opened before the first round, not gated.
+            result = await page.navigate(settings.start_url)
+            if not result.ok:
+                log.warning("session.start_url_failed", url=settings.start_url, error=result.error)
+        gate = Gate(
+            mode=settings.approve,
+            allow_domains=settings.allow_domains,
+            allow_js=settings.allow_js,
+            secrets=prepared.secrets,
+        )
+        agent = Agent(
+            config=AgentConfig(
+                task=settings.task,
+                max_rounds=settings.max_rounds,
+                allow_js=settings.allow_js,
+                action_timeout=settings.action_timeout,
+                headless=browser.headless,
+            ),
+            model=prepared.model,
+            page=page,
+            gate=gate,
+            supervisor=supervisor,
+            sinks=[recorder, *sinks],
+            secrets=prepared.secrets,
+            run_id=writer.run_id,
+            browser_label=browser.describe(),
+            settings=settings.public(),
+            audit_path=writer.path,
+            guard=guard,
+        )
+        return await agent.run()
+    finally:
+        with contextlib.suppress(Exception):
+            recorder.flush_pending()
+        writer.close()
+        with contextlib.suppress(Exception):
+            await browser.close()

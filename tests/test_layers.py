@@ -1,0 +1,35 @@
+"""core/ is a library without a terminal: importing any of it must not load textual or tui.
+
+(rich is loaded anyway: structlog's console renderer imports it whenever it is installed.)
+"""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import core
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def core_modules() -> list[str]:
+    return sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core."))
+
+
+def test_core_never_imports_the_ui() -> None:
+    modules = core_modules()
+    assert "core.agent" in modules and "core.page" in modules
+    script = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'tui'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "", f"core pulled in: {out.stdout.strip()}"

@@ -1,0 +1,328 @@
+"""The ``handrail`` command line.
+
+Exit codes: 0 the model finished with success; 1 finished unsuccessfully, gave up or hit
+the round limit; 2 usage or configuration error; 3 stopped for a human in a
+non-interactive run; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from core.events import EventSink, RunFinished, Supervisor
+    from core.policy import ApproveMode
+    from core.session import RunSettings
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+EPILOG_RUN = """\
+approval modes:
+  ask    every page-changing action waits for you (default)
+  risky  only risky ones wait: new hosts, commitments (buy, send, delete...), sensitive
+         fields, run_js
+  none   nothing waits (trusted scripted runs); hand-overs and --allow-domain still hold
+
+models:
+  anthropic:MODEL_ID     Claude (default; key from ANTHROPIC_API_KEY)
+  openai:MODEL_ID        an OpenAI-compatible server (Ollama, vLLM) with --base-url URL
+  scripted:PLAN.jsonl    replay a plan file (demos, tests); never presented as a model
+
+exit codes: 0 success, 1 unsuccessful / gave up / round limit, 2 usage or configuration
+error, 3 stopped for a person in a non-interactive run, 130 interrupted
+
+examples:
+  handrail run "find the opening hours of the town library" --start-url https://example.org
+  handrail run "fill in the contact form" --model openai:llama3.1 --base-url http://localhost:11434/v1
+  handrail run "check my order status" --connect --approve risky
+"""
+
+
+def _add_browser_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("browser")
+    g.add_argument("--headless", action="store_true", help="launch Chrome without a window")
+    g.add_argument(
+        "--cdp-url",
+        metavar="URL",
+        help="attach to a running browser (http://host:port or ws://...)",
+    )
+    g.add_argument(
+        "--connect",
+        action="store_true",
+        help="attach to your own Chrome (enable it at chrome://inspect/#remote-debugging)",
+    )
+    g.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="profile folder for the launched Chrome (default: handrail's own)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="handrail",
+        description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run",
+        help="run a task in the browser, under your supervision",
+        description="Run a task. The observatory shows every round and asks before the page changes.",
+        epilog=EPILOG_RUN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("task", help="what handrail should do, in plain words")
+    run.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
+    run.add_argument("--model", default=None, metavar="SPEC", help="model to use (see below)")
+    run.add_argument(
+        "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
+    )
+    run.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default=None,
+        help="what waits for approval (default: ask)",
+    )
+    run.add_argument(
+        "--max-rounds", type=int, default=30, metavar="N", help="stop after N rounds (default: 30)"
+    )
+    run.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
+    _add_browser_options(run)
+    run.add_argument(
+        "--allow-domain",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="only these hosts (globs; repeatable)",
+    )
+    run.add_argument(
+        "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
+    )
+    run.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=ENVVAR[@HOSTS]",
+        help="a secret the model sees only as <secret:NAME>",
+    )
+    run.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
+    run.add_argument(
+        "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
+    )
+    run.add_argument(
+        "--audit-dir",
+        type=Path,
+        default=Path("audit_logs"),
+        metavar="DIR",
+        help="where run logs go (default: audit_logs)",
+    )
+    run.add_argument(
+        "--theme",
+        default=None,
+        metavar="NAME",
+        help="observatory theme (dark, light, high-contrast, or yours)",
+    )
+    run.add_argument(
+        "--action-timeout",
+        type=float,
+        default=45.0,
+        metavar="SECONDS",
+        help="limit for one action (default: 45)",
+    )
+
+    replay = sub.add_parser("replay", help="step through an audit log in the observatory")
+    replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
+    replay.add_argument("--follow", action="store_true", help="keep reading as a live run appends")
+    replay.add_argument("--theme", default=None, metavar="NAME")
+
+    verify = sub.add_parser("verify", help="check an audit log's hash chain")
+    verify.add_argument("log", type=Path)
+
+    demo = sub.add_parser(
+        "demo",
+        help="watch handrail book a train on a bundled local site (no key needed)",
+        description=(
+            "Starts a small booking site on 127.0.0.1 and runs a fixed task on it. With "
+            "ANTHROPIC_API_KEY set it uses Claude; without, a bundled scripted plan (said so "
+            "in the header). Every page-changing action asks you; it stops at the payment page."
+        ),
+    )
+    demo.add_argument("--model", default=None, metavar="SPEC")
+    demo.add_argument("--approve", choices=("ask", "risky", "none"), default=None)
+    demo.add_argument("--no-tui", action="store_true")
+    demo.add_argument(
+        "--headless",
+        action="store_true",
+        help="no browser window (default when there is no display)",
+    )
+    demo.add_argument("--headed", action="store_true", help="force a browser window")
+    demo.add_argument("--audit-dir", type=Path, default=Path("audit_logs"), metavar="DIR")
+    demo.add_argument("--theme", default=None, metavar="NAME")
+
+    doctor = sub.add_parser("doctor", help="check that everything a run needs is here")
+    doctor.add_argument("--cdp-url", metavar="URL")
+    doctor.add_argument("--connect", action="store_true")
+    doctor.add_argument("--model", default=None, metavar="SPEC")
+    doctor.add_argument("--base-url", metavar="URL")
+    doctor.add_argument("--audit-dir", type=Path, default=Path("audit_logs"), metavar="DIR")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "verify":
+            return _verify(args.log)
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "demo":
+            from tui.demo import run_demo
+
+            return run_demo(args)
+        if args.command == "doctor":
+            from tui.doctor import run_doctor
+
+            return run_doctor(args)
+    except KeyboardInterrupt:
+        print("\nhandrail: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE
+
+
+def settings_from_args(args: argparse.Namespace, *, interactive_default: str) -> RunSettings:
+    from core.model.spec import DEFAULT_SPEC
+    from core.session import RunSettings
+
+    return RunSettings(
+        task=args.task,
+        start_url=args.start_url,
+        model_spec=args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC,
+        base_url=args.base_url,
+        approve=cast("ApproveMode", args.approve or interactive_default),
+        max_rounds=args.max_rounds,
+        headless=args.headless,
+        cdp_url=args.cdp_url,
+        connect=args.connect,
+        profile=args.profile,
+        allow_domains=tuple(args.allow_domain),
+        allow_js=args.allow_js,
+        secrets=tuple(args.secret),
+        secrets_file=args.secrets_file,
+        audit_dir=args.audit_dir,
+        upload_dir=args.upload_dir,
+        action_timeout=args.action_timeout,
+        console_log=args.no_tui,
+        theme=args.theme,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args, interactive_default="ask")
+    if args.no_tui:
+        return run_console(settings)
+    return run_observatory(settings)
+
+
+def run_observatory(settings: RunSettings) -> int:
+    """Check the configuration, then run in the Textual observatory; returns the exit code."""
+    from core.session import ConfigError, prepare, run_session
+    from tui.app import HandrailApp
+
+    try:
+        asyncio.run(prepare(settings))
+    except ConfigError as exc:
+        print(f"handrail: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    problems: list[str] = []
+
+    async def start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
+        try:
+            prepared = await prepare(settings, check_model=False)
+            return await run_session(
+                settings, supervisor=supervisor, sinks=[sink], prepared=prepared
+            )
+        except ConfigError as exc:
+            # Not a crash of the run: a setting to change. Leave the screen and say which.
+            problems.append(str(exc))
+            app.exit(EXIT_USAGE)
+            raise
+
+    app = HandrailApp(start, theme=settings.theme)
+    result = app.run()
+    if problems:
+        print(f"handrail: {problems[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    if result is not None:
+        return result
+    return app.exit_code if app.exit_code is not None else EXIT_INTERRUPTED
+
+
+def run_console(settings: RunSettings) -> int:
+    """Run with the console supervisor; returns the exit code."""
+    from core.session import ConfigError, prepare, run_session
+    from tui.console import ConsoleReporter, ConsoleSupervisor
+
+    async def go() -> int:
+        try:
+            prepared = await prepare(settings)
+            finished = await run_session(
+                settings,
+                supervisor=ConsoleSupervisor(),
+                sinks=[ConsoleReporter()],
+                prepared=prepared,
+            )
+        except ConfigError as exc:
+            print(f"handrail: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        return finished.exit_code
+
+    try:
+        return asyncio.run(go())
+    except KeyboardInterrupt:
+        print("\nhandrail: interrupted; the audit log was closed", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _verify(path: Path) -> int:
+    from core.audit import verify
+
+    if not path.is_file():
+        print(f"handrail verify: no such file: {path}", file=sys.stderr)
+        return EXIT_USAGE
+    report = verify(path)
+    if report.ok:
+        print(f"{path}: OK — {report.records} records, hash chain intact")
+    else:
+        print(f"{path}: BROKEN — {report.first_break}")
+    for note in report.notes:
+        print(f"  note: {note}")
+    return 0 if report.ok else 1
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if not args.log.is_file():
+        print(f"handrail replay: no such file: {args.log}", file=sys.stderr)
+        return EXIT_USAGE
+    from tui.replay import run_replay
+
+    return run_replay(args.log, follow=args.follow, theme=args.theme)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

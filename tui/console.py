@@ -1,0 +1,203 @@
+"""Console mode (``--no-tui``): a compact round-by-round report and terminal approvals.
+
+For scripts and CI. When stdin is a terminal, approvals are asked on it (y / n / e / A /
+q); otherwise nobody can answer, so an action that needs approval — or a hand-over to a
+person — ends the run with exit 3 and says what waited. Uses no Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any, TextIO
+
+from core.events import (
+    ActionDone,
+    ActionParsed,
+    ApprovalDecision,
+    ApprovalRequest,
+    Event,
+    HumanNeeded,
+    HumanRequest,
+    HumanResponse,
+    ModelReplied,
+    NoSupervisor,
+    Observed,
+    RoundStarted,
+    RunFinished,
+    RunStarted,
+)
+
+
+class ConsoleReporter:
+    """An event sink printing one short block per round."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self._max_rounds = 0
+
+    def _print(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case RunStarted():
+                self._max_rounds = event.max_rounds
+                self._print(f"handrail: {event.task}")
+                self._print(f"  model: {event.model} · browser: {event.browser}")
+                if event.audit_path:
+                    self._print(f"  audit log: {event.audit_path}")
+            case RoundStarted():
+                self._print(f"\nround {event.round}/{event.max_rounds}")
+            case Observed():
+                self._print(f"  page: {_short(event.url, 100)} — {_short(event.title, 60)}")
+            case ModelReplied():
+                text = " ".join(
+                    b.get("text", "") for b in event.output if b.get("type") == "text"
+                ).strip()
+                if text:
+                    self._print(f"  model: {_short(text, 160)}")
+            case ActionParsed():
+                if event.action is None:
+                    self._print(f"  ✗ no action: {_short(event.error or '', 200)}")
+                else:
+                    params = json.dumps(event.action.params, ensure_ascii=False)
+                    self._print(f"  → {event.action.name} {_short(params, 140)}")
+                    if event.action.reason:
+                        self._print(f"    reason: {_short(event.action.reason, 160)}")
+            case ActionDone():
+                r = event.result
+                mark = "✓" if r.ok else ("?" if r.outcome == "unknown" else "✗")
+                decision = event.approval.get("decision")
+                by = f" [{decision}]" if decision not in (None, "not_needed") else ""
+                text = r.message if r.ok else (r.error or r.message)
+                self._print(f"  {mark}{by} {_short(text, 200)}")
+                for notice in r.notices:
+                    self._print(f"    notice: {_short(notice, 200)}")
+            case HumanNeeded():
+                req = event.request
+                self._print(f"  ⏸ needs a person: {req.kind} — {_short(req.detail, 200)}")
+            case RunFinished():
+                self._print(f"\n{_outcome_line(event)}")
+                if event.answer and event.answer != event.reason:
+                    self._print(f"answer: {event.answer}")
+            case _:
+                pass
+
+
+def _outcome_line(event: RunFinished) -> str:
+    words = {
+        "success": "finished: success",
+        "failure": "finished: not successful",
+        "gave_up": "gave up",
+        "round_limit": "stopped at the round limit",
+        "aborted": "aborted",
+        "human_needed": "stopped: a person is needed",
+        "error": "stopped on an error",
+    }
+    line = f"{words.get(event.outcome, event.outcome)} after {event.rounds} rounds (exit {event.exit_code})"
+    if event.reason and event.outcome != "success":
+        line += f"\n{event.reason}"
+    return line
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ConsoleSupervisor:
+    """Asks on the terminal when stdin is one; otherwise raises :class:`NoSupervisor`."""
+
+    def __init__(
+        self,
+        *,
+        interactive: bool | None = None,
+        out: TextIO | None = None,
+        inp: TextIO | None = None,
+    ) -> None:
+        self.inp = inp or sys.stdin
+        self.out = out or sys.stdout
+        self.interactive = self.inp.isatty() if interactive is None else interactive
+
+    async def _ask(self, prompt: str) -> str:
+        def read() -> str:
+            self.out.write(prompt)
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                raise EOFError
+            return line.strip()
+
+        try:
+            return await asyncio.to_thread(read)
+        except EOFError:
+            raise NoSupervisor("the terminal closed before an answer") from None
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        if not self.interactive:
+            raise NoSupervisor("stdin is not a terminal, so nobody can approve it")
+        action = request.action
+        lines = [
+            "",
+            f"  approval needed{' (risky)' if request.risky else ''}: {request.why}",
+            f"    {action.name} {json.dumps(action.params, ensure_ascii=False)}",
+            f"    reason: {action.reason}",
+            f"    page: {request.url}",
+        ]
+        if request.element_line:
+            lines.append(f"    element: {request.element_line}")
+        lines += [f"    {d}" for d in request.details]
+        print("\n".join(lines), file=self.out, flush=True)
+        while True:
+            answer = await self._ask(
+                "  [y] approve  [n] deny  [e] edit  [A] approve all of this kind  [q] abort > "
+            )
+            if answer in ("y", "yes", "a"):
+                return ApprovalDecision("approved")
+            if answer == "A":
+                return ApprovalDecision("approved", approve_kind_for_run=True)
+            if answer in ("n", "no", "d"):
+                note = await self._ask("  note for the model (optional) > ")
+                return ApprovalDecision("denied", note=note or None)
+            if answer in ("q", "quit", "abort"):
+                return ApprovalDecision("abort")
+            if answer in ("e", "edit"):
+                edited = await self._edit(action.params)
+                if edited is not None:
+                    return ApprovalDecision("edited", edited_params=edited)
+
+    async def _edit(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        edited: dict[str, Any] = {}
+        for key, value in params.items():
+            shown = json.dumps(value, ensure_ascii=False)
+            answer = await self._ask(f"    {key} [{shown}] (JSON, Enter keeps) > ")
+            if not answer:
+                continue
+            try:
+                edited[key] = json.loads(answer)
+            except ValueError:
+                edited[key] = answer if isinstance(value, str) else value
+        return edited or None
+
+    async def human(self, request: HumanRequest) -> HumanResponse:
+        if not self.interactive:
+            raise NoSupervisor("stdin is not a terminal, so nobody can take over")
+        print(
+            f"\n  ⏸ {request.kind}: {request.detail}\n    page: {request.url}",
+            file=self.out,
+            flush=True,
+        )
+        if request.headless:
+            print(
+                "    The browser is headless: you cannot act in it from here.",
+                file=self.out,
+                flush=True,
+            )
+            answer = await self._ask("  [x] abort  [r] resume anyway > ")
+        else:
+            answer = await self._ask(
+                "  Do what is needed in the browser window, then [r] resume or [x] abort > "
+            )
+        return "resume" if answer.lower() in ("r", "resume") else "abort"

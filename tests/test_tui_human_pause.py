@@ -1,4 +1,4 @@
-"""The hand-over screen: resume and abort reach the run; headless offers abort only."""
+"""The hand-over screen: resume and abort reach the run; headless says there is no window."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ async def test_x_aborts(tmp_path: Path) -> None:
         assert app.exit_code == 130
 
 
-async def test_headless_offers_abort_only(tmp_path: Path) -> None:
+async def test_headless_says_there_is_no_window_and_offers_abort_first(tmp_path: Path) -> None:
     driver = login_driver(headless=True)
     app = make_app(driver, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -74,12 +74,19 @@ async def test_headless_offers_abort_only(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, HumanPauseScreen)
         assert "no window" in str(screen.query_one("#human-headless").render())
-        await pilot.press("r")
-        await pilot.pause(0.1)
-        assert driver.human_responses == []
-        assert app.screen is screen
+        keys = str(screen.query_one("#human-keys").render())
+        assert keys.index("abort") < keys.index("resume anyway")
         await pilot.press("x")
         await wait_until(pilot, lambda: driver.human_responses == ["abort"])
+
+
+async def test_headless_can_still_resume(tmp_path: Path) -> None:
+    driver = login_driver(headless=True)
+    app = make_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "human")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: driver.human_responses == ["resume"])
 
 
 async def test_escape_does_not_dismiss(tmp_path: Path) -> None:

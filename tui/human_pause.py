@@ -1,7 +1,9 @@
 """The hand-over screen: the agent stopped for a person (password, 2FA, CAPTCHA, payment...).
 
 ``r`` resumes (the agent re-observes the page), ``x`` aborts. In a headless run the person
-cannot act in the browser, so only abort is offered. Nothing happens by timeout.
+cannot act in the browser: the screen says so and offers abort first; ``r`` still resumes
+(the agent looks at the page again, and still refuses to type into sensitive fields).
+Nothing happens by timeout.
 """
 
 from __future__ import annotations
@@ -85,11 +87,14 @@ class HumanPauseScreen(ModalScreen[HumanResponse]):
                 yield Static(
                     Content(
                         "This browser is headless: there is no window to act in. "
-                        "Abort, then run again without --headless to do this step yourself."
+                        "Abort, then run again without --headless to do this step yourself "
+                        "(or resume anyway if nothing in the page needs you)."
                     ),
                     id="human-headless",
                 )
-                keys = Content.assemble(("x", "bold"), " abort run")
+                keys = Content.assemble(
+                    ("x", "bold"), " abort run   ", ("r", "bold"), " resume anyway"
+                )
             else:
                 steps = KIND_STEPS.get(request.kind, KIND_STEPS["other"])
                 yield Static(
@@ -99,14 +104,8 @@ class HumanPauseScreen(ModalScreen[HumanResponse]):
                 keys = Content.assemble(("r", "bold"), " resume   ", ("x", "bold"), " abort run")
             yield Static(keys, id="human-keys")
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "resume" and self.request.headless:
-            return None  # shown disabled: there is nothing to resume from
-        return True
-
     def action_resume(self) -> None:
-        if not self.request.headless:
-            self.dismiss("resume")
+        self.dismiss("resume")
 
     def action_abort(self) -> None:
         self.dismiss("abort")

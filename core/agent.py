@@ -264,7 +264,7 @@ class Agent:
         if self.guard is not None:
             notices = [*notices, *self.guard.drain()]
         self.gate.note_visit(snapshot.url)
-        tabs = self.page.tab_descriptions()
+        tabs = [self.secrets.mask_for_model(t) for t in self.page.tab_descriptions()]
         lines = [snapshot.header(tabs)]
         dialog = self.page.open_dialog
         if dialog is not None:
@@ -275,8 +275,8 @@ class Agent:
         self.emit(
             Observed(
                 round=n,
-                url=snapshot.url,
-                title=snapshot.title,
+                url=self.secrets.mask_for_model(snapshot.url),
+                title=self.secrets.mask_for_model(snapshot.title),
                 digest=observation,
                 tabs=tuple(tabs),
                 duration_ms=(time.monotonic() - started) * 1000,
@@ -384,8 +384,8 @@ class Agent:
         request = ApprovalRequest(
             round=n,
             action=action,
-            url=snapshot.url,
-            title=snapshot.title,
+            url=self.secrets.mask_for_model(snapshot.url),
+            title=self.secrets.mask_for_model(snapshot.title),
             why=assessment.why,
             element_line=self._element_line(action, snapshot),
             risky=assessment.risky,
@@ -500,12 +500,13 @@ class Agent:
     # -- hand-over ---------------------------------------------------------------------
 
     async def _hand_over(self, n: int, finding: Finding, url: str, title: str) -> None:
+        mask = self.secrets.mask_for_model
         request = HumanRequest(
             round=n,
             kind=finding.kind,
-            detail=finding.detail,
-            url=url,
-            title=title,
+            detail=mask(finding.detail),
+            url=mask(url),
+            title=mask(title),
             headless=self.config.headless,
         )
         self.emit(HumanNeeded(request=request))

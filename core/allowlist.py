@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import structlog
 
 from core.browser import Browser, Tab
-from core.cdp import JSON, CDPError
+from core.cdp import JSON, CDPError, CDPSession
 from core.policy import host_allowed, host_of
 
 log = structlog.get_logger("handrail.allowlist")
@@ -39,6 +39,7 @@ class DomainGuard:
         self.blocked: list[str] = []
         self._unreported: list[str] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._installing = False
 
     @property
     def active(self) -> bool:
@@ -52,18 +53,70 @@ class DomainGuard:
         for tab in list(self.browser.tabs.values()):
             if not tab.closed:
                 await self._guard_tab(tab)
+        # A tab a page opens (target=_blank, window.open) starts loading before handrail
+        # adopts it. Have the browser attach every new page paused; guard it if it was
+        # opened by one of ours, then resume it (anyone else's is released untouched).
+        self.browser.connection.on("Target.attachedToTarget", self._on_attached)
+        self._installing = True
+        try:
+            await self.browser.connection.send(
+                "Target.setAutoAttach",
+                {
+                    "autoAttach": True,
+                    "waitForDebuggerOnStart": True,
+                    "flatten": True,
+                    "filter": [{"type": "page"}],
+                },
+            )
+        finally:
+            self._installing = False
+
+    def _on_attached(self, params: JSON) -> None:
+        # Three kinds of attachment show up here: targets that existed when auto-attach was
+        # switched on (released at once), new pages created paused by auto-attach (judged
+        # below), and handrail's own explicit attaches (not ours to touch: ignored).
+        if not params.get("waitingForDebugger") and not self._installing:
+            return
+        task = asyncio.get_running_loop().create_task(self._guard_new(params))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _guard_new(self, params: JSON) -> None:
+        session_id = params["sessionId"]
+        session = self.browser.connection.session(session_id)
+        info = params.get("targetInfo", {})
+        waiting = bool(params.get("waitingForDebugger"))
+        ours = (
+            waiting
+            and info.get("type") == "page"
+            and (
+                info.get("targetId") in self.browser.tabs
+                or info.get("openerId") in self.browser.tabs
+            )
+        )
+        with contextlib.suppress(CDPError):
+            if ours:
+                session.on("Fetch.requestPaused", lambda p: self._on_paused(session, p))
+                await session.send("Fetch.enable", {"patterns": _PATTERNS})
+            if waiting:
+                await session.send("Runtime.runIfWaitingForDebugger")
+            if not ours:
+                # Someone else's tab, or one we guard through our own session already.
+                await self.browser.connection.send(
+                    "Target.detachFromTarget", {"sessionId": session_id}
+                )
 
     async def _guard_tab(self, tab: Tab) -> None:
         tab.session.on("Fetch.requestPaused", lambda params: self._on_paused(tab, params))
         await tab.send("Fetch.enable", {"patterns": _PATTERNS})
 
-    def _on_paused(self, tab: Tab, params: JSON) -> None:
+    def _on_paused(self, tab: Tab | CDPSession, params: JSON) -> None:
         # Runs in the CDP reader task: answer in a task of its own.
         task = asyncio.get_running_loop().create_task(self._decide(tab, params))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _decide(self, tab: Tab, params: JSON) -> None:
+    async def _decide(self, tab: Tab | CDPSession, params: JSON) -> None:
         request_id = params["requestId"]
         url = params.get("request", {}).get("url", "")
         host = host_of(url)

@@ -469,10 +469,20 @@ class Browser:
             assert self.launch_options is not None and self.profile_dir is not None
             process_alive = self.process is not None and self.process.returncode is None
             if process_alive:
-                self.connection = await CDPConnection.open(self.ws_url)
-                await self._start(adopt_initial=False)
-                what = "reconnected to the browser"
-            else:
+                try:
+                    self.connection = await CDPConnection.open(self.ws_url)
+                except ConnectionClosed:
+                    # The websocket drops before the dead process is reaped: a refused
+                    # reconnect to the browser we launched means it is gone. Make sure.
+                    assert self.process is not None
+                    _kill(self.process)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.process.wait(), 5)
+                    process_alive = False
+                else:
+                    await self._start(adopt_initial=False)
+                    what = "reconnected to the browser"
+            if not process_alive:
                 executable = self.launch_options.executable or find_chrome()
                 self.process, self.ws_url = await _start_chrome(
                     executable, self.profile_dir, self.launch_options

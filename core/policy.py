@@ -349,8 +349,36 @@ class Gate:
             if snapshot.focused_index is not None
             else None
         )
-        details = (f"Keys: {keys}", f"Focused: {focused.line if focused else '(nothing)'}")
-        if keys.split("+")[-1].lower() in ("enter", "return") and focused is not None:
+        details: tuple[str, ...] = (
+            f"Keys: {keys}",
+            f"Focused: {focused.line if focused else '(nothing)'}",
+        )
+        last = keys.split("+")[-1].lower()
+        if (
+            focused is not None
+            and focused.sensitive is not None
+            and keys.lower() not in _MOVING_KEYS
+        ):
+            return Assessment(
+                page_changing=True,
+                needs_approval=False,
+                risky=True,
+                why=f"keys into a {focused.sensitive} field",
+                sensitive=True,
+                refused=(
+                    f"[{focused.index}] is a {focused.sensitive} field and has the focus: the agent "
+                    "never types passwords, codes or card numbers, not even key by key. Call "
+                    "ask_human so the person can fill it in."
+                ),
+            )
+        if last in ("enter", "return") and focused is not None:
+            if focused.form_action:
+                details += (f"May submit the form to: {focused.form_action}",)
+                verdict = self._destination(
+                    focused.form_action, details=details, what="form submission"
+                )
+                if verdict.refused:
+                    return verdict
             return Assessment(
                 page_changing=True,
                 needs_approval=True,
@@ -394,6 +422,12 @@ class Gate:
     def assess_always_asks(self, action: Action, snapshot: Snapshot) -> bool:
         """Whether ``A`` (approve all of this kind) may cover this action: never for risky ones."""
         return self.assess(action, snapshot).risky
+
+
+# Keys that move the focus or leave a field: allowed even when a sensitive field has it.
+_MOVING_KEYS = frozenset(
+    {"tab", "shift+tab", "escape", "enter", "return", "arrowup", "arrowdown", "pageup", "pagedown"}
+)
 
 
 def _with(a: Assessment, *, needs_approval: bool) -> Assessment:

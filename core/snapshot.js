@@ -752,6 +752,11 @@
       }
       if (rec.focused) a.focused = "";
       if (rec.sensitive) signalField(rec.sensitive, el, index, name, c.frame, c.shadow);
+      // A control inside a CAPTCHA widget is part of the CAPTCHA (the policy refuses clicks
+      // on it); not printed in the line, only carried in the element's facts.
+      const widget = el.closest(".g-recaptcha, .h-captcha, .cf-turnstile");
+      if (widget) a.captcha = widget.className;
+      if (ROBOT_TEXT.test(name)) signals.captcha.push({ kind: "generic", where: cut(name, 80) });
 
       // The line. Attribute values are page strings: escaped and quoted where needed.
       let attrs = "";

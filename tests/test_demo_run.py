@@ -131,7 +131,7 @@ async def test_the_demo_in_the_observatory_approves_its_way_to_the_pause(
                 approvals += 1
                 await pilot.pause(0.05)  # let the new modal take focus
                 await pilot.press("a")
-                await wait_until(pilot, lambda: app.screen is not screen, timeout=30)
+                await wait_until(pilot, lambda s=screen: app.screen is not s, timeout=30)
         pause = app.screen
         assert isinstance(pause, HumanPauseScreen)
         assert pause.request.kind == "payment" and "/payment" in pause.request.url

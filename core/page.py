@@ -73,6 +73,10 @@ ACTION_QUIET, ACTION_CAP = 0.1, 1.5
 # Typing often feeds a debounced listener (search-as-you-type, autocomplete) whose timer
 # restarts at every key: count quiet from the last key, over a typical debounce delay.
 TYPE_QUIET = 0.3
+# Time after the input that surely covers two animation frames (60 Hz) of the page's reaction.
+FRAMES_COVERED = 0.05
+# Pointer rests on the target before pressing, as a person's does (hover menus, tooltips).
+HOVER = 0.015
 NAV_QUIET, NAV_CAP = 0.5, 5.0
 # How far a target may have moved since approval before it counts as a different target.
 RECT_TOLERANCE_PX = 4.0
@@ -1014,7 +1018,10 @@ class Page:
             await self._network_quiet(ctx, quiet=quiet, cap=cap)
             if not (watch.requested > seen.requested or watch.started > seen.started):
                 break
-        await self._frames(ctx)
+        # The quiet window counted from the input already spans several frames; only wait
+        # for frames when the settle was shorter than that.
+        if not ctx.dispatched_at or time.monotonic() - ctx.dispatched_at < FRAMES_COVERED:
+            await self._frames(ctx)
         return note
 
     async def _follow_navigation(self, ctx: _Ctx, watch: _TabWatch, marks: _Marks) -> bool:
@@ -1123,7 +1130,7 @@ class Page:
             timeout=max(ctx.remaining(), 0.5),
         )
         # A short hover first, as a person's pointer would (hover menus, tooltips).
-        await asyncio.sleep(0.03)
+        await asyncio.sleep(HOVER)
         ctx.mark_dispatched()
         # A dialog opened by the page blocks these calls until it is answered (by our
         # dialog task), so they wait as long as the action may.

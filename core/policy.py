@@ -18,9 +18,9 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from core.actions import PAGE_CHANGING, Action
 from core.events import HumanKind
@@ -123,29 +123,19 @@ class Gate:
     # -- assessment ----------------------------------------------------------------------
 
     def assess(self, action: Action, snapshot: Snapshot) -> Assessment:
-        name = action.name
-        if name not in PAGE_CHANGING:
+        if action.name not in PAGE_CHANGING:
             return Assessment(
                 page_changing=False,
                 needs_approval=False,
                 risky=False,
                 why="does not change the page",
             )
-        check = getattr(self, f"_assess_{name}", None)
-        verdict: Assessment = check(action, snapshot) if check else self._plain(action)
-        if verdict.refused or self.mode == "none":
-            return _with(verdict, needs_approval=False) if not verdict.refused else verdict
-        if self.mode == "risky" and not verdict.risky:
-            return _with(verdict, needs_approval=False)
-        return _with(verdict, needs_approval=True)
-
-    def _plain(self, action: Action) -> Assessment:
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-        )
+        check = getattr(self, f"_assess_{action.name}", None)
+        verdict: Assessment = check(action, snapshot) if check else _ask(EVERY_ACTION)
+        if verdict.refused:
+            return verdict
+        asks = self.mode == "ask" or (self.mode == "risky" and verdict.risky)
+        return replace(verdict, needs_approval=asks)
 
     def _assess_navigate(self, action: Action, snapshot: Snapshot) -> Assessment:
         url = str(action.params.get("url", ""))
@@ -156,42 +146,23 @@ class Gate:
     ) -> Assessment:
         host = host_of(url)
         if host and not host_allowed(host, self.allow_domains):
-            return Assessment(
-                page_changing=True,
-                needs_approval=False,
-                risky=True,
-                why="host not allowed",
-                refused=(
-                    f"{host} is outside the domains this run may visit "
-                    f"({', '.join(self.allow_domains)}); you may not go there. Stay on the allowed sites."
-                ),
+            return _refuse(
+                "host not allowed",
+                f"{host} is outside the domains this run may visit "
+                f"({', '.join(self.allow_domains)}); you may not go there. Stay on the allowed sites.",
             )
         if host and host not in self.visited_hosts:
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
-                risky=True,
-                why=f"{what} to a new host: {host}",
-                details=details,
-            )
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-            details=details,
-        )
+            return _ask(f"{what} to a new host: {host}", details, risky=True)
+        return _ask(EVERY_ACTION, details)
 
     def _element(self, action: Action, snapshot: Snapshot) -> ElementInfo | Assessment:
         index = action.params.get("index")
         element = snapshot.elements.get(index) if isinstance(index, int) else None
         if element is None:
-            return Assessment(
-                page_changing=True,
-                needs_approval=False,
+            return _refuse(
+                "unknown element",
+                f"there is no element [{index}] in the current page state; use an index from the newest digest",
                 risky=False,
-                why="unknown element",
-                refused=f"there is no element [{index}] in the current page state; use an index from the newest digest",
             )
         return element
 
@@ -201,16 +172,13 @@ class Gate:
             return element
         details = [f"Element: {element.line}"]
         if _is_captcha(element):
-            return Assessment(
-                page_changing=True,
-                needs_approval=False,
-                risky=True,
-                why="CAPTCHA",
-                refused="CAPTCHAs are never clicked or solved by the agent; call ask_human so the person can do it",
+            return _refuse(
+                "CAPTCHA",
+                "CAPTCHAs are never clicked or solved by the agent; call ask_human so the person can do it",
             )
         href = element.attrs.get("href")
         if element.tag == "a" and href:
-            absolute = _absolute(snapshot.url, href)
+            absolute = urljoin(snapshot.url, href)
             if absolute.startswith(("http:", "https:")):
                 destination = self._destination(
                     absolute, details=(*details, f"Link to: {absolute}"), what="link"
@@ -225,28 +193,10 @@ class Gate:
             verdict = self._destination(target, details=tuple(details), what="form submission")
             if verdict.refused:
                 return verdict
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
-                risky=True,
-                why="submits a form",
-                details=tuple(details),
-            )
+            return _ask("submits a form", details, risky=True)
         if COMMITMENT_WORDS.search(element.name or ""):
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
-                risky=True,
-                why=f"reads like a commitment: {element.name!r}",
-                details=tuple(details),
-            )
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-            details=tuple(details),
-        )
+            return _ask(f"reads like a commitment: {element.name!r}", details, risky=True)
+        return _ask(EVERY_ACTION, details)
 
     def _assess_type(self, action: Action, snapshot: Snapshot) -> Assessment:
         element = self._element(action, snapshot)
@@ -261,56 +211,31 @@ class Gate:
         details = [f"Field: {element.line}", f"Text: {shown}"]
         if element.sensitive is not None:
             if not (text and only_placeholders(text) and self._known_placeholders(text)):
-                return Assessment(
-                    page_changing=True,
-                    needs_approval=False,
-                    risky=True,
-                    why=f"{element.sensitive} field",
-                    sensitive=True,
-                    refused=(
-                        f"[{element.index}] is a {element.sensitive} field: the agent never types passwords, codes "
-                        "or card numbers. Call ask_human so the person can fill it in"
-                        + (
-                            f", or use one of the configured secrets: {', '.join('<secret:' + n + '>' for n in self.secrets.names())}"
-                            if self.secrets.names()
-                            else ""
-                        )
-                        + "."
-                    ),
+                names = self.secrets.names()
+                offer = (
+                    f", or use one of the configured secrets: {', '.join(f'<secret:{n}>' for n in names)}"
+                    if names
+                    else ""
                 )
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
+                return _refuse(
+                    f"{element.sensitive} field",
+                    f"[{element.index}] is a {element.sensitive} field: the agent never types passwords, "
+                    f"codes or card numbers. Call ask_human so the person can fill it in{offer}.",
+                    sensitive=True,
+                )
+            return _ask(
+                f"fills a {element.sensitive} field with a configured secret",
+                details,
                 risky=True,
-                why=f"fills a {element.sensitive} field with a configured secret",
-                details=tuple(details),
                 sensitive=True,
             )
         if not element.in_viewport:
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
-                risky=True,
-                why="the field is not visible in the viewport",
-                details=tuple(details),
-            )
+            return _ask("the field is not visible in the viewport", details, risky=True)
         if action.params.get("submit"):
             target = element.form_action or snapshot.url
             details.append(f"Then presses Enter, which may submit the form to: {target}")
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
-                risky=True,
-                why="types and submits",
-                details=tuple(details),
-            )
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-            details=tuple(details),
-        )
+            return _ask("types and submits", details, risky=True)
+        return _ask(EVERY_ACTION, details)
 
     def _known_placeholders(self, text: str) -> bool:
         names = set(self.secrets.names())
@@ -322,24 +247,18 @@ class Gate:
         element = self._element(action, snapshot)
         if isinstance(element, Assessment):
             return element
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-            details=(f"Field: {element.line}", f"Option: {action.params.get('option')}"),
+        return _ask(
+            EVERY_ACTION, (f"Field: {element.line}", f"Option: {action.params.get('option')}")
         )
 
     def _assess_upload_file(self, action: Action, snapshot: Snapshot) -> Assessment:
         element = self._element(action, snapshot)
         if isinstance(element, Assessment):
             return element
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
+        return _ask(
+            "sends a local file to the site",
+            (f"Field: {element.line}", f"File: {action.params.get('path')}"),
             risky=True,
-            why="sends a local file to the site",
-            details=(f"Field: {element.line}", f"File: {action.params.get('path')}"),
         )
 
     def _assess_press_key(self, action: Action, snapshot: Snapshot) -> Assessment:
@@ -353,25 +272,19 @@ class Gate:
             f"Keys: {keys}",
             f"Focused: {focused.line if focused else '(nothing)'}",
         )
-        last = keys.split("+")[-1].lower()
         if (
             focused is not None
             and focused.sensitive is not None
             and keys.lower() not in _MOVING_KEYS
         ):
-            return Assessment(
-                page_changing=True,
-                needs_approval=False,
-                risky=True,
-                why=f"keys into a {focused.sensitive} field",
+            return _refuse(
+                f"keys into a {focused.sensitive} field",
+                f"[{focused.index}] is a {focused.sensitive} field and has the focus: the agent "
+                "never types passwords, codes or card numbers, not even key by key. Call "
+                "ask_human so the person can fill it in.",
                 sensitive=True,
-                refused=(
-                    f"[{focused.index}] is a {focused.sensitive} field and has the focus: the agent "
-                    "never types passwords, codes or card numbers, not even key by key. Call "
-                    "ask_human so the person can fill it in."
-                ),
             )
-        if last in ("enter", "return") and focused is not None:
+        if keys.split("+")[-1].lower() in ("enter", "return") and focused is not None:
             if focused.form_action:
                 details += (f"May submit the form to: {focused.form_action}",)
                 verdict = self._destination(
@@ -379,73 +292,55 @@ class Gate:
                 )
                 if verdict.refused:
                     return verdict
-            return Assessment(
-                page_changing=True,
-                needs_approval=True,
-                risky=True,
-                why="Enter may submit a form",
-                details=details,
-            )
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-            details=details,
-        )
+            return _ask("Enter may submit a form", details, risky=True)
+        return _ask(EVERY_ACTION, details)
 
     def _assess_run_js(self, action: Action, snapshot: Snapshot) -> Assessment:
         if not self.allow_js:
-            return Assessment(
-                page_changing=True,
-                needs_approval=False,
-                risky=True,
-                why="run_js not allowed",
-                refused="run_js is not available in this run (the person did not pass --allow-js)",
+            return _refuse(
+                "run_js not allowed",
+                "run_js is not available in this run (the person did not pass --allow-js)",
             )
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
+        return _ask(
+            "runs JavaScript in the page (always asks)",
+            (f"Code:\n{action.params.get('code', '')}",),
             risky=True,
-            why="runs JavaScript in the page (always asks)",
-            details=(f"Code:\n{action.params.get('code', '')}",),
         )
 
-    def _assess_switch_tab(self, action: Action, snapshot: Snapshot) -> Assessment:
-        return Assessment(
-            page_changing=True,
-            needs_approval=True,
-            risky=False,
-            why="every page-changing action asks",
-        )
 
-    def assess_always_asks(self, action: Action, snapshot: Snapshot) -> bool:
-        """Whether ``A`` (approve all of this kind) may cover this action: never for risky ones."""
-        return self.assess(action, snapshot).risky
+EVERY_ACTION = "every page-changing action asks"
+
+
+def _ask(
+    why: str, details: Sequence[str] = (), *, risky: bool = False, sensitive: bool = False
+) -> Assessment:
+    """A page-changing action that may run once the person (or the mode) allows it."""
+    return Assessment(
+        page_changing=True,
+        needs_approval=True,
+        risky=risky,
+        why=why,
+        details=tuple(details),
+        sensitive=sensitive,
+    )
+
+
+def _refuse(why: str, message: str, *, risky: bool = True, sensitive: bool = False) -> Assessment:
+    """An action that must not run in any mode; ``message`` is written for the model."""
+    return Assessment(
+        page_changing=True,
+        needs_approval=False,
+        risky=risky,
+        why=why,
+        refused=message,
+        sensitive=sensitive,
+    )
 
 
 # Keys that move the focus or leave a field: allowed even when a sensitive field has it.
 _MOVING_KEYS = frozenset(
     {"tab", "shift+tab", "escape", "enter", "return", "arrowup", "arrowdown", "pageup", "pagedown"}
 )
-
-
-def _with(a: Assessment, *, needs_approval: bool) -> Assessment:
-    return Assessment(
-        page_changing=a.page_changing,
-        needs_approval=needs_approval,
-        risky=a.risky,
-        why=a.why,
-        details=a.details,
-        refused=a.refused,
-        sensitive=a.sensitive,
-    )
-
-
-def _absolute(base: str, href: str) -> str:
-    from urllib.parse import urljoin
-
-    return urljoin(base, href)
 
 
 def _is_captcha(element: ElementInfo) -> bool:

@@ -167,7 +167,7 @@ class Snapshot:
         lines = [f"URL: {escape_page_text(self.url)}", f"Title: {escape_page_text(self.title)}"]
         if tabs:
             lines.append("Tabs:")
-            lines.extend(f"  {escape_page_text(t)}" for t in tabs)
+            lines.extend(f"  {_tab_line(t)}" for t in tabs)
         lines.append(f"Scroll: {describe_scroll(self.scroll)}")
         return "\n".join(lines)
 
@@ -209,6 +209,18 @@ def escape_page_text(text: str) -> str:
     if re.match(r"^[\s*~]*\[", s):
         s = s.replace("[", "［", 1)
     return s
+
+
+def _tab_line(description: str) -> str:
+    """A tab description ``[N] rest``: the number is ours (switch_tab takes it), the rest is
+    page text and is escaped."""
+    match = _TAB_NUMBER.match(description)
+    if match is None:
+        return escape_page_text(description)
+    return f"[{match.group(1)}] {escape_page_text(match.group(2))}"
+
+
+_TAB_NUMBER = re.compile(r"^\[(\d+)\]\s*(.*)$", re.DOTALL)
 
 
 def describe_scroll(scroll: Sequence[float]) -> str:

@@ -212,15 +212,17 @@ def escape_page_text(text: str) -> str:
 
 
 def _tab_line(description: str) -> str:
-    """A tab description ``[N] rest``: the number is ours (switch_tab takes it), the rest is
-    page text and is escaped."""
+    """A tab description ``[N] * rest`` as ``tab N (current): rest``. The number is ours
+    (switch_tab takes it) and is kept out of brackets, which mean element indexes only;
+    the rest is page text and is escaped."""
     match = _TAB_NUMBER.match(description)
     if match is None:
         return escape_page_text(description)
-    return f"[{match.group(1)}] {escape_page_text(match.group(2))}"
+    number, current, rest = match.groups()
+    return f"tab {number}{' (current)' if current else ''}: {escape_page_text(rest)}"
 
 
-_TAB_NUMBER = re.compile(r"^\[(\d+)\]\s*(.*)$", re.DOTALL)
+_TAB_NUMBER = re.compile(r"^\[(\d+)\]\s*(\*\s*)?(.*)$", re.DOTALL)
 
 
 def describe_scroll(scroll: Sequence[float]) -> str:

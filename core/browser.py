@@ -437,16 +437,29 @@ class Browser:
     # -- lifecycle ---------------------------------------------------------------------
 
     async def close(self) -> None:
-        """Close the connection; stop the browser only if we launched it."""
+        """Close the connection; stop the browser only if we launched it.
+
+        In connect mode our tabs are closed and, when this returns, gone from the person's
+        browser (each close is awaited up to a few seconds).
+        """
         self._closing = True
         if self.kind != "launch":
             # Leave the person's browser as it was, minus the tabs we opened.
             for tab in list(self.tabs.values()):
-                if not tab.closed:
-                    with contextlib.suppress(CDPError):
-                        await self.connection.send(
-                            "Target.closeTarget", {"targetId": tab.target_id}, timeout=5
-                        )
+                if tab.closed:
+                    continue
+                target_id = tab.target_id
+                gone = self.connection.expect("Target.targetDestroyed", _is_target(target_id))
+                try:
+                    await self.connection.send(
+                        "Target.closeTarget", {"targetId": target_id}, timeout=5
+                    )
+                    async with asyncio.timeout(5):
+                        await gone
+                except (CDPError, TimeoutError):
+                    pass
+                finally:
+                    gone.cancel()
         else:
             with contextlib.suppress(CDPError):
                 await self.connection.send("Browser.close", timeout=5)
@@ -573,6 +586,10 @@ class Browser:
         tab = self.tabs.get(params.get("targetId", ""))
         if tab is not None:
             tab.crashed = True
+
+
+def _is_target(target_id: str) -> Callable[[JSON], bool]:
+    return lambda params: params.get("targetId") == target_id
 
 
 # -- launching -------------------------------------------------------------------------

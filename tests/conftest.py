@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.browser import Browser, LaunchOptions, find_chrome
+from tests.fake_anthropic import FakeAnthropic
 from tests.site_server import SITE_ROOT, FixtureSite
 
 
@@ -35,6 +36,17 @@ def other_site() -> Iterator[FixtureSite]:
     server = FixtureSite("127.0.0.1")
     yield server
     server.stop()
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    """A fake Anthropic Messages API on loopback, with the real SDK pointed at it through
+    ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY (as the SDK reads them). Test modules that want a
+    bare server without the environment define their own ``fake``."""
+    with FakeAnthropic() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key or "")
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +29,6 @@ from tests.site_server import FixtureSite
 
 MODEL = "anthropic:claude-sonnet-5-5"
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key or "")
-        yield server
 
 
 _ids = iter(range(1, 1_000_000))

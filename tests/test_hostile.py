@@ -69,14 +69,6 @@ PASSWORD = "hunter2-b7e1"
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key or "")
-        yield server
-
-
-@pytest.fixture
 def attacker(other_site: FixtureSite) -> Iterator[FixtureSite]:
     """The attacker's server, emptied; reach it through :func:`attacker_origin`."""
     other_site.clear()

@@ -5,11 +5,9 @@ effect (what the server received, what the audit log says, what the model was to
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import Input
 
 from core.audit import read_log
@@ -24,14 +22,6 @@ from tui.approval import ApprovalScreen
 from tui.human_pause import HumanPauseScreen
 
 WAIT = 60.0  # generous: a real browser on a loaded two-core machine
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", server.api_key or "")
-        yield server
 
 
 def live_app(

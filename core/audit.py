@@ -1,6 +1,6 @@
 """The audit log: an append-only JSONL hash chain, its writer, recorder, readers and verifier.
 
-Record shapes are the contract in ARCHITECTURE.md ("Audit log"). Every line is one JSON
+Record shapes are the contract in docs/architecture.md ("Audit log"). Every line is one JSON
 object with ``seq`` (0, 1, 2, ...) and ``prev`` (SHA-256 hex of the previous line's bytes,
 without its newline; ``null`` on the first line). Each line is written with one ``write``
 and fsynced before :meth:`AuditWriter.write` returns, so a run killed at any point leaves
@@ -308,7 +308,7 @@ class _Draft:
 
 
 class AuditRecorder:
-    """An event sink that turns agent events into the audit records of ARCHITECTURE.md.
+    """An event sink that turns agent events into the audit records of docs/architecture.md.
 
     Writes synchronously: when a call returns, its record is on disk. Errors from the writer
     (``OSError``, :class:`AuditError`) propagate, so the agent never acts on an intent that

@@ -11,7 +11,7 @@ API (for the hands, the agent loop and the policy detectors)::
     reading = await probe(tab)                       # Probe: cheap before/after comparison
     escape_page_text(s)                              # escape any other page string (dialogs)
 
-Digest lines (ARCHITECTURE.md, "What the model sees each round")::
+Digest lines (docs/architecture.md, "What the model sees each round")::
 
     [12]<button type=submit>Book now</button>
     *[13]<input type=text name=from placeholder="From" value="Par">From</input>

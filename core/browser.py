@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import urllib.error
@@ -193,6 +194,8 @@ class LaunchOptions:
     window_size: tuple[int, int] = (1280, 900)
     timeout: float = 30.0
     downloads_dir: Path | None = None
+    remove_on_exit: tuple[Path, ...] = ()
+    """Paths removed when the browser stops, however handrail ends (a temporary profile)."""
 
 
 ConnectKind = Literal["launch", "cdp_url", "connect"]
@@ -231,6 +234,7 @@ class Browser:
         ws_url: str,
         connection: CDPConnection,
         process: asyncio.subprocess.Process | None = None,
+        launched: _Launched | None = None,
         launch: LaunchOptions | None = None,
         profile_dir: Path | None = None,
         source: str | None = None,
@@ -239,6 +243,8 @@ class Browser:
         self.ws_url = ws_url
         self.connection = connection
         self.process = process
+        self._launched = launched
+        self._retired: list[_Launched] = []
         self.launch_options = launch
         self.profile_dir = profile_dir
         self._source = source
@@ -260,17 +266,18 @@ class Browser:
         executable = options.executable or find_chrome()
         profile = options.profile_dir or default_profile_dir()
         profile.mkdir(parents=True, exist_ok=True)
-        process, ws_url = await _start_chrome(executable, profile, options)
+        launched = await _start_chrome(executable, profile, options)
         try:
-            connection = await CDPConnection.open(ws_url)
+            connection = await CDPConnection.open(launched.ws_url)
         except CDPError:
-            _kill(process)
+            await launched.abandon()
             raise
         browser = cls(
             kind="launch",
-            ws_url=ws_url,
+            ws_url=launched.ws_url,
             connection=connection,
-            process=process,
+            process=launched.process,
+            launched=launched,
             launch=options,
             profile_dir=profile,
         )
@@ -279,7 +286,7 @@ class Browser:
         except BaseException:
             # Never leave a browser of ours running behind a failed launch.
             await connection.close()
-            _kill(process)
+            await launched.abandon()
             raise
         return browser
 
@@ -466,6 +473,9 @@ class Browser:
         await self.connection.close()
         if self.process is not None:
             await _stop_process(self.process)
+        for launched in [*self._retired, self._launched]:
+            if launched is not None:
+                await launched.finish()
 
     async def _ensure_connection(self) -> str | None:
         process_alive = self.process is None or self.process.returncode is None
@@ -497,9 +507,14 @@ class Browser:
                     what = "reconnected to the browser"
             if not process_alive:
                 executable = self.launch_options.executable or find_chrome()
-                self.process, self.ws_url = await _start_chrome(
+                if self._launched is not None:
+                    # Its reaper keeps waiting until we end: released now, it would remove
+                    # the temporary profile the new browser is about to use.
+                    self._retired.append(self._launched)
+                self._launched = await _start_chrome(
                     executable, self.profile_dir, self.launch_options
                 )
+                self.process, self.ws_url = self._launched.process, self._launched.ws_url
                 self.connection = await CDPConnection.open(self.ws_url)
                 await self._start(adopt_initial=True)
                 what = "the browser had stopped; started it again (same profile, tabs are gone)"
@@ -613,13 +628,87 @@ def chrome_args(profile: Path, options: LaunchOptions) -> list[str]:
     return args
 
 
-async def _start_chrome(
-    executable: str, profile: Path, options: LaunchOptions
-) -> tuple[asyncio.subprocess.Process, str]:
+_REAPER = Path(__file__).with_name("reaper.py")
+
+
+class _Lifeline:
+    """The reaper (core/reaper.py) that stops the browser if handrail dies, and the pipe that
+    keeps it waiting: its only write end is ours, so the kernel closes it however we end."""
+
+    def __init__(self, pgid: int, remove: Sequence[Path]) -> None:
+        read_fd, self._write_fd = os.pipe()
+        self._reaper: subprocess.Popen[bytes] | None = None
+        try:
+            self._reaper = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    str(_REAPER),
+                    f"--pgid={pgid}",
+                    *(f"--remove={path}" for path in remove),
+                ],
+                stdin=read_fd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            # Still usable: close() stops the browser; only a hard kill of handrail leaks it.
+            log.warning("browser.no_reaper", error=str(exc))
+            os.close(self._write_fd)
+            self._write_fd = -1
+        finally:
+            os.close(read_fd)
+
+    def release(self) -> None:
+        """Let the reaper go (it stops the group if still alive, then removes the paths)."""
+        if self._write_fd >= 0:
+            os.close(self._write_fd)
+            self._write_fd = -1
+
+    async def finish(self, timeout: float = 10.0) -> None:
+        self.release()
+        if self._reaper is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                await asyncio.to_thread(self._reaper.wait, timeout)
+
+
+@dataclass(slots=True)
+class _Launched:
+    """A browser process of ours, with its reaper and its (anonymous) stderr log."""
+
+    process: asyncio.subprocess.Process
+    ws_url: str
+    stderr: Any
+    lifeline: _Lifeline
+    remove: tuple[Path, ...]
+
+    async def finish(self) -> None:
+        """After the process stopped: close our ends and remove the temporary paths."""
+        with contextlib.suppress(OSError):
+            self.stderr.close()
+        for path in self.remove:
+            shutil.rmtree(path, ignore_errors=True)
+        await self.lifeline.finish()
+
+    async def abandon(self) -> None:
+        _kill(self.process)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), 5)
+        await self.finish()
+
+
+async def _start_chrome(executable: str, profile: Path, options: LaunchOptions) -> _Launched:
     port_file = profile / "DevToolsActivePort"
     with contextlib.suppress(FileNotFoundError):
         port_file.unlink()
-    stderr_log = tempfile.NamedTemporaryFile(prefix="handrail-chrome-", suffix=".log", delete=False)  # noqa: SIM115
+    # Anonymous (unlinked at once): read for error messages, never left behind in /tmp.
+    stderr_log = tempfile.TemporaryFile(prefix="handrail-chrome-")  # noqa: SIM115
+    # Chrome's own temporary files (its singleton socket folder, which it does not remove when
+    # stopped by a signal) go to a folder of ours that goes with it.
+    chrome_tmp = Path(tempfile.mkdtemp(prefix="handrail-chrome-"))
+    remove = (*options.remove_on_exit, chrome_tmp)
     try:
         process = await asyncio.create_subprocess_exec(
             executable,
@@ -628,40 +717,58 @@ async def _start_chrome(
             stdout=asyncio.subprocess.DEVNULL,
             stderr=stderr_log,
             start_new_session=True,
+            env={**os.environ, "TMPDIR": str(chrome_tmp)},
         )
     except OSError as exc:
-        raise BrowserError(f"could not start {executable}: {exc}") from exc
-    finally:
         stderr_log.close()
+        shutil.rmtree(chrome_tmp, ignore_errors=True)
+        raise BrowserError(f"could not start {executable}: {exc}") from exc
+    # Chrome leads its own process group (start_new_session): the reaper stops that group.
+    launched = _Launched(
+        process=process,
+        ws_url="",
+        stderr=stderr_log,
+        lifeline=_Lifeline(process.pid, remove),
+        remove=remove,
+    )
     loop = asyncio.get_running_loop()
     deadline = loop.time() + options.timeout
-    while loop.time() < deadline:
-        found = read_devtools_active_port(profile)
-        if found is not None:
-            port, path = found
-            return process, f"ws://127.0.0.1:{port}{path}"
-        if process.returncode is not None:
-            tail = _tail(stderr_log.name)
-            hint = ""
-            if process.returncode == 0 or "ProcessSingleton" in tail or "profile" in tail.lower():
-                hint = (
-                    f" The profile {profile} may be in use by another Chrome; close it or "
-                    "choose another with --profile DIR."
-                )
-            raise BrowserError(
-                f"{executable} exited with code {process.returncode} before it was ready.{hint}\n{tail}"
-            )
-        await asyncio.sleep(0.05)
-    _kill(process)
-    raise BrowserError(
-        f"{executable} did not open its DevTools port within {options.timeout:g} s.\n{_tail(stderr_log.name)}"
-    )
-
-
-def _tail(path: str, lines: int = 8) -> str:
     try:
-        text = Path(path).read_text(errors="replace").splitlines()
-    except OSError:
+        while loop.time() < deadline:
+            found = read_devtools_active_port(profile)
+            if found is not None:
+                port, path = found
+                launched.ws_url = f"ws://127.0.0.1:{port}{path}"
+                return launched
+            if process.returncode is not None:
+                tail = _tail(stderr_log)
+                hint = ""
+                if (
+                    process.returncode == 0
+                    or "ProcessSingleton" in tail
+                    or "profile" in tail.lower()
+                ):
+                    hint = (
+                        f" The profile {profile} may be in use by another Chrome; close it or "
+                        "choose another with --profile DIR."
+                    )
+                raise BrowserError(
+                    f"{executable} exited with code {process.returncode} before it was ready.{hint}\n{tail}"
+                )
+            await asyncio.sleep(0.05)
+        raise BrowserError(
+            f"{executable} did not open its DevTools port within {options.timeout:g} s.\n{_tail(stderr_log)}"
+        )
+    except BaseException:
+        await launched.abandon()
+        raise
+
+
+def _tail(log_file: Any, lines: int = 8) -> str:
+    try:
+        log_file.seek(0)
+        text = log_file.read().decode("utf-8", "replace").splitlines()
+    except (OSError, ValueError):
         return ""
     useful = [line for line in text if "dbus" not in line.lower()]
     return "\n".join(useful[-lines:])

@@ -4,7 +4,9 @@ structlog over the standard library's ``logging``, under the ``handrail`` logger
 root logger and other libraries' handlers are left alone). The file sink writes one JSON
 object per line to a ``.log`` beside the audit file; console mode adds human-readable lines
 on stderr. Nothing is ever written to stdout (it belongs to the console supervisor's output
-and to scripts piping it). Every event passes a secrets scrubber before any sink sees it.
+and to scripts piping it). Every event passes a secrets scrubber before any sink sees it, and
+then :func:`core.visible.visible`, so no control character from a page or a model reaches
+the person's terminal or the file.
 
 Usage::
 
@@ -24,6 +26,7 @@ import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from core.secrets import Secrets
+from core.visible import visible, visible_json
 
 ROOT = "handrail"
 _LEVELS = {"debug", "info", "warning", "error", "critical"}
@@ -54,6 +57,14 @@ class _Scrubber:
         return out
 
 
+def _visible(logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
+    """A structlog processor: page and model text must not drive the terminal (stderr)."""
+    return {
+        key: visible(value) if isinstance(value, str) else visible_json(value)
+        for key, value in event_dict.items()
+    }
+
+
 def configure(
     log_path: Path | None,
     *,
@@ -82,6 +93,7 @@ def configure(
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.format_exc_info,
         scrub,
+        _visible,
     ]
 
     root = logging.getLogger(ROOT)

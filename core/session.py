@@ -8,7 +8,9 @@ browser starts, and raised as :class:`ConfigError` (the CLI exits with code 2).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import stat
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +51,9 @@ class RunSettings:
     cdp_url: str | None = None
     connect: bool = False
     profile: Path | None = None
+    remove_on_exit: tuple[Path, ...] = ()
+    """Temporary paths (the demo's profile) removed when the browser stops, however the run
+    ends: the browser's reaper removes them even if handrail is killed."""
     chrome_path: str | None = None
     allow_domains: tuple[str, ...] = ()
     allow_js: bool = False
@@ -103,6 +108,11 @@ async def prepare(
         raise ConfigError("the task is empty: say what handrail should do")
     if settings.max_rounds < 1:
         raise ConfigError("--max-rounds must be at least 1")
+    if not math.isfinite(settings.action_timeout) or settings.action_timeout <= 0:
+        raise ConfigError(
+            f"--action-timeout must be a positive number of seconds (got {settings.action_timeout:g}); "
+            "the default is 45"
+        )
     if settings.cdp_url and settings.connect:
         raise ConfigError("use either --cdp-url or --connect, not both")
     if settings.start_url:
@@ -110,11 +120,18 @@ async def prepare(
         if scheme not in ("http", "https") and not (scheme == "file" and settings.allow_file_urls):
             raise ConfigError(f"--start-url must be an http(s) URL (got {settings.start_url!r})")
         host = host_of(settings.start_url)
+        if not host and scheme != "file":
+            raise ConfigError(
+                f"--start-url {settings.start_url!r} has no host; give a whole URL, "
+                "such as https://example.org/"
+            )
         if settings.allow_domains and not host_allowed(host, settings.allow_domains):
             raise ConfigError(
                 f"--start-url {settings.start_url} is outside --allow-domain "
                 f"({', '.join(settings.allow_domains)}); add its host or pick another start page"
             )
+    if settings.secrets_file is not None:
+        _check_secrets_file(settings.secrets_file)
     try:
         secrets = Secrets.from_specs(settings.secrets, env, settings.secrets_file)
     except SecretsError as exc:
@@ -139,6 +156,27 @@ async def prepare(
     return Prepared(model=model, secrets=secrets)
 
 
+SECRETS_FILE_LIMIT = 1_000_000
+"""Bytes: a secrets file is a few lines of TOML; anything larger is a mistake."""
+
+
+def _check_secrets_file(path: Path) -> None:
+    """A regular file of at most :data:`SECRETS_FILE_LIMIT` bytes, or :class:`ConfigError`."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise ConfigError(
+            f"--secrets-file {path}: {exc.strerror or exc}; give the path of a TOML file"
+        ) from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"--secrets-file {path} is not a regular file; give a TOML file")
+    if info.st_size > SECRETS_FILE_LIMIT:
+        raise ConfigError(
+            f"--secrets-file {path} is {info.st_size:,} bytes, over the 1 MB limit for a "
+            "secrets file; give the TOML file of your secrets"
+        )
+
+
 async def open_browser(settings: RunSettings, downloads: Path) -> Browser:
     """Launch or connect as the settings say. Raises :class:`ConfigError` on failure."""
     try:
@@ -153,6 +191,7 @@ async def open_browser(settings: RunSettings, downloads: Path) -> Browser:
                     profile_dir=settings.profile,
                     headless=settings.headless,
                     downloads_dir=downloads,
+                    remove_on_exit=settings.remove_on_exit,
                 )
             )
     except BrowserError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -177,7 +178,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``handrail`` command: returns its exit code.
+
+    A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends a run as Ctrl-C does: the run
+    is cancelled, its log gets ``run_end`` and the browser is stopped. A hard kill is left to
+    the browser's reaper (core/reaper.py).
+    """
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    return dispatch(argv)
+
+
+def dispatch(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the command (``main`` without the process-wide signal set-up)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -276,9 +294,15 @@ def run_observatory(settings: RunSettings) -> int:
 def run_console(settings: RunSettings) -> int:
     """Run with the console supervisor; returns the exit code."""
     from core.session import ConfigError, prepare, run_session
+    from core.visible import visible
     from tui.console import ConsoleReporter, ConsoleSupervisor
 
     async def go() -> int:
+        main = asyncio.current_task()
+        assert main is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, main.cancel)
         try:
             prepared = await prepare(settings)
             finished = await run_session(
@@ -288,13 +312,13 @@ def run_console(settings: RunSettings) -> int:
                 prepared=prepared,
             )
         except ConfigError as exc:
-            print(f"handrail: {exc}", file=sys.stderr)
+            print(visible(f"handrail: {exc}"), file=sys.stderr)
             return EXIT_USAGE
         return finished.exit_code
 
     try:
         return asyncio.run(go())
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         print("\nhandrail: interrupted; the audit log was closed", file=sys.stderr)
         return EXIT_INTERRUPTED
 

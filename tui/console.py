@@ -28,6 +28,7 @@ from core.events import (
     RunFinished,
     RunStarted,
 )
+from core.visible import visible
 
 
 class ConsoleReporter:
@@ -38,7 +39,7 @@ class ConsoleReporter:
         self._max_rounds = 0
 
     def _print(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        print(visible(text), file=self.out, flush=True)
 
     def __call__(self, event: Event) -> None:
         match event:
@@ -123,7 +124,7 @@ class ConsoleSupervisor:
 
     async def _ask(self, prompt: str) -> str:
         def read() -> str:
-            self.out.write(prompt)
+            self.out.write(visible(prompt))
             self.out.flush()
             line = self.inp.readline()
             if not line:
@@ -149,7 +150,7 @@ class ConsoleSupervisor:
         if request.element_line:
             lines.append(f"    element: {request.element_line}")
         lines += [f"    {d}" for d in request.details]
-        print("\n".join(lines), file=self.out, flush=True)
+        print(visible("\n".join(lines)), file=self.out, flush=True)
         while True:
             answer = await self._ask(
                 "  [y] approve  [n] deny  [e] edit  [A] approve all of this kind  [q] abort > "
@@ -171,7 +172,7 @@ class ConsoleSupervisor:
     async def _edit(self, params: dict[str, Any]) -> dict[str, Any] | None:
         edited: dict[str, Any] = {}
         for key, value in params.items():
-            shown = json.dumps(value, ensure_ascii=False)
+            shown = visible(json.dumps(value, ensure_ascii=False))
             answer = await self._ask(f"    {key} [{shown}] (JSON, Enter keeps) > ")
             if not answer:
                 continue
@@ -185,7 +186,7 @@ class ConsoleSupervisor:
         if not self.interactive:
             raise NoSupervisor("stdin is not a terminal, so nobody can take over")
         print(
-            f"\n  ⏸ {request.kind}: {request.detail}\n    page: {request.url}",
+            visible(f"\n  ⏸ {request.kind}: {request.detail}\n    page: {request.url}"),
             file=self.out,
             flush=True,
         )

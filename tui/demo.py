@@ -47,6 +47,7 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
         max_rounds=40,
         headless=headless,
         profile=work / "chrome-profile",
+        remove_on_exit=(work,),
         allow_domains=("127.0.0.1",),
         audit_dir=args.audit_dir,
         console_log=bool(args.no_tui),

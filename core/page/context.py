@@ -15,6 +15,7 @@ from core.browser import Browser, Tab
 from core.page.dialogs import Dialogs
 from core.page.downloads import Downloads
 from core.page.tabs import TabWatch, TabWatcher
+from core.result import ErrorCode
 from core.world import world_call
 
 _PAGE_JS = Path(__file__).with_name("page.js")
@@ -83,10 +84,13 @@ class Ctx:
 class Refused(Exception):
     """An action refused before anything was sent to the page (becomes a failure result)."""
 
-    def __init__(self, message: str, error: str | None = None) -> None:
+    def __init__(
+        self, message: str, error: str | None = None, *, code: ErrorCode = "refused"
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.error = error or message
+        self.code: ErrorCode = code
 
 
 @functools.cache

@@ -27,7 +27,7 @@ class TargetExpectation:
 async def check_expect(
     ctx: Ctx, index: int, expect: TargetExpectation | None, before: Probe | None
 ) -> None:
-    """Raise Refused("target_changed: ...") when the target is not what was approved."""
+    """Raise Refused (code ``target_changed``) when the target is not what was approved."""
     if expect is None:
         return
     url = before.url if before is not None else (ctx.tab.url if ctx.tab else "")
@@ -35,11 +35,13 @@ async def check_expect(
         raise Refused(
             f"{ctx.name} was not done: the page changed since it was approved "
             f"(it is now at {url}, approved at {expect.url})",
+            code="target_changed",
             error=f"target_changed: the tab is now at {url} (approved at {expect.url})",
         )
     if index != expect.index:
         raise Refused(
             f"{ctx.name} was not done: element [{index}] is not the approved [{expect.index}]",
+            code="target_changed",
             error=f"target_changed: index {index} differs from the approved [{expect.index}]",
         )
     try:
@@ -47,13 +49,15 @@ async def check_expect(
     except (StaleElement, UnknownIndex) as exc:
         raise Refused(
             f"{ctx.name} was not done: {exc}",
+            code="target_changed",
             error=f"target_changed: element [{index}] is no longer on the page",
         ) from exc
     if not name_matches(expect.name, info.get("names") or [info.get("name", "")]):
         now = clip(str(info.get("name", "")), 80)
         raise Refused(
-            f"{ctx.name} was not done: element [{index}] is now named {now!r} "
+            f"{ctx.name} was not done: element [{index}] was relabelled: it is now named {now!r} "
             f"(approved as {clip(expect.name, 80)!r})",
+            code="target_changed",
             error=f"target_changed: [{index}] was relabelled from {clip(expect.name, 80)!r} to {now!r}",
         )
     rect = info.get("rect") or {}
@@ -67,6 +71,7 @@ async def check_expect(
         raise Refused(
             f"{ctx.name} was not done: element [{index}] moved or changed size since approval "
             f"(was at {fmt_rect(expect.rect)}, now at {fmt_rect(got)})",
+            code="target_changed",
             error=f"target_changed: [{index}] moved from {fmt_rect(expect.rect)} to {fmt_rect(got)}",
         )
 

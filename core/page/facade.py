@@ -200,15 +200,20 @@ class Page:
                     return await self.run_js(str(p["code"]))
                 case _:
                     return ActionResult.failure(
-                        f"{action.name!r} is not a page action the hands can perform"
+                        f"{action.name!r} is not a page action the hands can perform",
+                        code="bad_parameters",
                     )
         except asyncio.CancelledError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
-            return ActionResult.failure(f"{action.name}: bad parameters ({exc})")
+            return ActionResult.failure(
+                f"{action.name}: bad parameters ({exc})", code="bad_parameters"
+            )
         except Exception as exc:  # the loop must get a result, whatever went wrong here
             log.exception("page.dispatch_failed", action=action.name)
-            return ActionResult.failure(f"{action.name} failed inside handrail: {exc!r}")
+            return ActionResult.failure(
+                f"{action.name} failed inside handrail: {exc!r}", code="internal"
+            )
 
     # --- actions ------------------------------------------------------------------------
 
@@ -217,7 +222,7 @@ class Page:
         new document's load event, then (bounded) for network quiet."""
         problem = navigation.url_problem(url, allow_file_urls=self.allow_file_urls)
         if problem:
-            return ActionResult.failure(problem, error=f"refused: {problem}")
+            return ActionResult.failure(problem, code="refused", error=f"refused: {problem}")
         return await run_action(self._hands, "navigate", lambda ctx: navigation.navigate(ctx, url))
 
     async def click(self, index: int, *, expect: TargetExpectation | None = None) -> ActionResult:
@@ -247,7 +252,7 @@ class Page:
         try:
             combo = parse_keys(keys)
         except KeySpecError as exc:
-            return ActionResult.failure(str(exc))
+            return ActionResult.failure(str(exc), code="bad_parameters")
         return await run_action(
             self._hands, "press_key", lambda ctx: forms.press_key(ctx, combo.spec)
         )

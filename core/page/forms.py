@@ -36,24 +36,34 @@ async def type_text(
             f"type was not done: {label} is not a text field (it is {info.get('describe')}). "
             "Use the index of the input, textarea or editor itself; for a list use "
             "select_option, for a checkbox click it",
+            code="not_editable",
             error="not_editable",
         )
     if info.get("disabled"):
-        raise Refused(f"type was not done: {label} is disabled", error="not_actionable: disabled")
+        raise Refused(
+            f"type was not done: {label} is disabled",
+            code="not_actionable",
+            error="not_actionable: disabled",
+        )
     if info.get("readOnly"):
-        raise Refused(f"type was not done: {label} is read-only", error="not_actionable: read-only")
+        raise Refused(
+            f"type was not done: {label} is read-only",
+            code="not_actionable",
+            error="not_actionable: read-only",
+        )
     sensitive = bool(info.get("sensitive"))
     kind = str(info.get("kind"))
     marks = watch.marks()
     if not info.get("focused"):
         prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
         if not prep.get("ok"):
-            raise Refused(*not_actionable("type", label, prep))
+            raise Refused(*not_actionable("type", label, prep), code="not_actionable")
         await click_at(ctx, float(prep["x"]), float(prep["y"]))
         if not await js(ctx, "focusField", index):
             raise Refused(
                 f"type was not done: {label} did not take the keyboard focus when clicked "
                 "(the page may have moved focus elsewhere)",
+                code="not_focusable",
                 error="not_focusable",
             )
     ctx.mark_dispatched()
@@ -131,6 +141,7 @@ async def select_option(
         if code in ("not_select", "disabled"):
             raise Refused(
                 f"select_option was not done: {res.get('reason')}",
+                code="not_actionable",
                 error=f"not_actionable: {code}",
             )
         listed = ", ".join(
@@ -150,7 +161,9 @@ async def select_option(
         else:
             msg = f"no option of {label} matches {option!r}"
         raise Refused(
-            f"select_option was not done: {msg}. Its options: {listed}", error=f"option_{code}"
+            f"select_option was not done: {msg}. Its options: {listed}",
+            code="option_unavailable",
+            error=f"option_{code}",
         )
     note = await settle(ctx, marks)
     after = await probe(ctx)
@@ -171,6 +184,7 @@ async def upload_file(
         raise Refused(
             "upload_file was not done: uploads are off in this run (the person can allow them "
             "with --upload-dir FOLDER)",
+            code="refused",
             error="refused: no upload folder",
         )
     root = ctx.hands.options.upload_dir.resolve()
@@ -182,12 +196,14 @@ async def upload_file(
     except (OSError, RuntimeError):
         raise Refused(
             f"upload_file was not done: there is no file {path!r} in the upload folder",
+            code="refused",
             error="refused: no such file",
         ) from None
     if not resolved.is_relative_to(root) or not resolved.is_file():
         raise Refused(
             f"upload_file was not done: {path!r} is not a file inside the upload folder; only "
             "files the person put there can be uploaded",
+            code="refused",
             error="refused: outside the upload folder",
         )
     before = await probe(ctx)
@@ -197,11 +213,13 @@ async def upload_file(
         raise Refused(
             f"upload_file was not done: [{index}] {info.get('describe')} is not a file input "
             "(<input type=file>); use the index of the file input itself",
+            code="not_file_input",
             error="not_file_input",
         )
     if info.get("disabled"):
         raise Refused(
             f"upload_file was not done: the file input [{index}] is disabled",
+            code="not_actionable",
             error="not_actionable: disabled",
         )
     object_id = await element_object_id(

@@ -86,12 +86,14 @@ async def navigate(ctx: Ctx, url: str) -> ActionResult:
         return ActionResult.failure(
             f"{url} did not answer within {budget:.0f} s; handrail stopped loading it. The "
             "server may be down or very slow: try again later or another page.",
+            code="navigation_timeout",
             error=f"navigation_timeout: {url} did not answer within {budget:.0f} s",
         )
     error_text = nav.get("errorText")
     if error_text:
         return ActionResult.failure(
             f"could not load {url}: {error_text}{net_error_hint(error_text)}",
+            code="navigation_failed",
             error=f"navigation_failed: {error_text}",
         )
     loader = nav.get("loaderId")
@@ -111,6 +113,7 @@ async def navigate(ctx: Ctx, url: str) -> ActionResult:
                 return ActionResult.failure(
                     f"{url} did not finish loading within {ctx.hands.options.action_timeout:g} s; handrail "
                     "stopped loading it",
+                    code="navigation_timeout",
                     error=f"navigation_timeout: {url}",
                 )
             await watch.changed(min(left, 0.5))
@@ -150,6 +153,7 @@ async def go_back(ctx: Ctx) -> ActionResult:
     if current <= 0 or not entries or entries[current - 1].get("url") in ("about:blank", ""):
         raise Refused(
             "go_back was not done: there is no earlier page in this tab's history",
+            code="no_history",
             error="no_history",
         )
     before = await probe(ctx)
@@ -218,6 +222,7 @@ async def switch_tab(ctx: Ctx, which: int | str) -> ActionResult:
         listing = "; ".join(ctx.hands.tabs.descriptions()) or "none"
         raise Refused(
             f"switch_tab was not done: there is no tab {which!r}. Our tabs: {listing}",
+            code="no_such_tab",
             error="no_such_tab",
         )
     before = await probe(ctx)

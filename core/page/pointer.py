@@ -24,11 +24,12 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     toggle_before = await js(ctx, "toggleState", index)
     prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
     if not prep.get("ok"):
-        raise Refused(*not_actionable("click", label, prep))
+        raise Refused(*not_actionable("click", label, prep), code="not_actionable")
     if expect is not None and not name_matches(expect.name, prep.get("names") or []):
         # Re-checked after scrolling and the stability wait, just before the press.
         raise Refused(
             f"click was not done: {label} was relabelled while handrail got ready",
+            code="target_changed",
             error=f"target_changed: [{index}] was relabelled just before the click",
         )
     marks = watch.marks()
@@ -93,7 +94,9 @@ async def scroll(ctx: Ctx, direction: str | None, pages: float, index: int | Non
             message += ". It is still not visible (it may be clipped by its container)"
         return ActionResult.success(message, compare(before, after))
     if direction not in (None, "up", "down"):
-        raise Refused(f"scroll direction must be 'up' or 'down', not {direction!r}")
+        raise Refused(
+            f"scroll direction must be 'up' or 'down', not {direction!r}", code="bad_parameters"
+        )
     pages = min(max(float(pages), 0.1), 20.0)
     res = await js(ctx, "scrollBy", direction or "down", pages)
     await frames(ctx)

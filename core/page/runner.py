@@ -82,11 +82,13 @@ def _timed_out(ctx: Ctx) -> ActionResult:
             f"{ctx.name} was sent to the page, but the page did not finish responding within "
             f"{limit}; whether it took effect is unknown. Look at the page state before acting "
             "again (the page may be busy or stuck; `wait` gives it more time).",
+            code="timeout",
             error=f"timeout: no answer within {limit} after the input was sent",
         )
     return ActionResult.failure(
         f"{ctx.name} was not done: the page did not respond within {limit} (it may be busy or "
         "stuck). Try `wait`, or navigate elsewhere.",
+        code="timeout",
         error=f"timeout: no answer within {limit}",
     )
 
@@ -100,6 +102,7 @@ async def _guarded(ctx: Ctx, body: Body) -> ActionResult:
         return ActionResult.failure(
             f"{ctx.name} was not done: the browser cannot be reached ({first_line(exc)}). "
             "handrail will try to reconnect on the next action.",
+            code="browser_unreachable",
             error=f"browser_unreachable: {first_line(exc)}",
         )
     ctx.tab = tab
@@ -109,14 +112,15 @@ async def _guarded(ctx: Ctx, body: Body) -> ActionResult:
         await hands.tabs.ensure_connection_listeners()
         return await body(ctx)
     except Refused as exc:
-        return ActionResult.failure(exc.message, error=exc.error)
+        return ActionResult.failure(exc.message, error=exc.error, code=exc.code)
     except (StaleElement, UnknownIndex) as exc:
         if ctx.dispatched:
             return ActionResult.unknown(
                 f"{ctx.name}: the input was sent, then the element left the page; "
-                "the page changed — look at it before acting again"
+                "the page changed — look at it before acting again",
+                code="stale_element",
             )
-        return ActionResult.failure(f"{ctx.name} was not done: {exc}")
+        return ActionResult.failure(f"{ctx.name} was not done: {exc}", code="stale_element")
     except SessionClosed as exc:
         what = (
             "the tab's renderer crashed"
@@ -135,27 +139,35 @@ async def _guarded(ctx: Ctx, body: Body) -> ActionResult:
             return ActionResult.unknown(
                 f"{ctx.name} was sent, but the page stopped answering ({first_line(exc)}); "
                 "whether it took effect is unknown. Look at the page before acting again.",
+                code="timeout",
                 error=f"timeout: {first_line(exc)}",
             )
         return ActionResult.failure(
             f"{ctx.name} was not done: the page did not answer ({first_line(exc)}); it may "
             "be busy. Try `wait`.",
+            code="timeout",
             error=f"timeout: {first_line(exc)}",
         )
     except WorldError as exc:
         if ctx.dispatched:
             return ActionResult.unknown(
                 f"{ctx.name}: the input was sent, but reading the page back failed "
-                f"({first_line(exc)}); look at the page before acting again"
+                f"({first_line(exc)}); look at the page before acting again",
+                code="page_unreadable",
             )
-        return ActionResult.failure(f"{ctx.name} was not done: {first_line(exc)}")
+        return ActionResult.failure(
+            f"{ctx.name} was not done: {first_line(exc)}", code="page_unreadable"
+        )
     except CDPError as exc:
         if ctx.dispatched:
             return ActionResult.unknown(
                 f"{ctx.name}: the input was sent, then the browser reported an error "
-                f"({first_line(exc)}); whether it took effect is unknown"
+                f"({first_line(exc)}); whether it took effect is unknown",
+                code="browser_error",
             )
-        return ActionResult.failure(f"{ctx.name} was not done: the browser said {first_line(exc)}")
+        return ActionResult.failure(
+            f"{ctx.name} was not done: the browser said {first_line(exc)}", code="browser_error"
+        )
 
 
 async def active_tab(hands: Hands) -> tuple[Tab, list[str]]:
@@ -176,8 +188,9 @@ def _lost(ctx: Ctx, what: str, next_step: str) -> ActionResult:
         return ActionResult.unknown(
             f"{ctx.name} was sent, then {what}; whether it took effect is unknown ({next_step}). "
             "Check the page before repeating it.",
+            code="lost",
             error=f"lost: {what}",
         )
     return ActionResult.failure(
-        f"{ctx.name} was not done: {what} ({next_step}).", error=f"lost: {what}"
+        f"{ctx.name} was not done: {what} ({next_step}).", code="lost", error=f"lost: {what}"
     )

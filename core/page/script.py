@@ -85,7 +85,7 @@ async def run_js(ctx: Ctx, code: str) -> ActionResult:
             first = exception_first_line(details)
             await settle(ctx, marks)
             return ActionResult.failure(
-                f"the script threw: {first}", error=f"js_exception: {first}"
+                f"the script threw: {first}", code="js_exception", error=f"js_exception: {first}"
             )
         value = await json_value(tab, result.get("result", {}), timeout)
     finally:

@@ -4,18 +4,24 @@ Runs a headless Chromium of its own against the test fixture site (tests/site/pa
 times each action as the agent loop calls it, from the call to the returned result: that
 includes the probes before and after, the actionability checks and the settle.
 
-    .venv/bin/python bench/bench_actions.py [--reps 50] [--chrome PATH]
+    .venv/bin/python bench/bench_actions.py [--reps 50] [--chrome PATH] [--busy]
+
+``--busy`` runs the same figures while one busy loop per core competes with Chromium, as on
+a loaded CI machine (the loops are stopped when the bench ends).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,7 +56,35 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-async def main(reps: int, chrome: str | None) -> None:
+@contextlib.contextmanager
+def _busy_cores(on: bool) -> Iterator[None]:
+    """One busy loop per core for the duration, when ``on``."""
+    loops = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range((os.cpu_count() or 1) if on else 0)
+    ]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+async def main(reps: int, chrome: str | None, busy: bool) -> None:
+    with _busy_cores(busy):
+        figures = await _measure(reps, chrome)
+    load = "with every core busy" if busy else "idle machine"
+    print(
+        f"{'action':<18}{'median ms':>11}{'p95 ms':>10}{'min ms':>10}   ({reps} runs each, {load})"
+    )
+    for label, values in figures.items():
+        print(
+            f"{label:<18}{statistics.median(values):>11.1f}{_p95(values):>10.1f}{min(values):>10.1f}"
+        )
+
+
+async def _measure(reps: int, chrome: str | None) -> dict[str, list[float]]:
     site = FixtureSite()
     with tempfile.TemporaryDirectory(prefix="handrail-bench-") as profile:
         browser = await Browser.launch(
@@ -85,17 +119,13 @@ async def main(reps: int, chrome: str | None) -> None:
             page.close()
             await browser.close()
             site.stop()
-
-    print(f"{'action':<18}{'median ms':>11}{'p95 ms':>10}{'min ms':>10}   ({reps} runs each)")
-    for label, values in figures.items():
-        print(
-            f"{label:<18}{statistics.median(values):>11.1f}{_p95(values):>10.1f}{min(values):>10.1f}"
-        )
+    return figures
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--chrome", default=None, help="Chrome/Chromium executable")
+    parser.add_argument("--busy", action="store_true", help="one busy loop per core meanwhile")
     args = parser.parse_args()
-    asyncio.run(main(args.reps, args.chrome))
+    asyncio.run(main(args.reps, args.chrome, args.busy))

@@ -337,14 +337,10 @@ class Agent:
             started = time.monotonic()
             expect = self._expectation(action, snapshot)
             result = await self._dispatch(dispatched, expect)
-            if (
-                result.error
-                and result.error.startswith("target_changed:")
-                and approval.get("by") == "person"
-            ):
+            if result.code == "target_changed" and approval.get("by") == "person":
                 # The page changed between the person's decision and dispatch: ask again
                 # about what is there now, never act on a target the person did not see.
-                changed_note = result.error.removeprefix("target_changed:").strip()
+                changed_note = result.message
                 snapshot, _ = await self._observe(n)
                 continue
             return self._for_model(result), approval, started

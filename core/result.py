@@ -7,6 +7,34 @@ from typing import Any, Literal
 
 Outcome = Literal["ok", "error", "unknown"]
 
+ErrorCode = Literal[
+    "refused",
+    "target_changed",
+    "not_actionable",
+    "not_editable",
+    "not_focusable",
+    "not_file_input",
+    "option_unavailable",
+    "sensitive_field",
+    "hostile_page",
+    "stale_element",
+    "no_history",
+    "no_such_tab",
+    "navigation_failed",
+    "navigation_timeout",
+    "timeout",
+    "lost",
+    "browser_unreachable",
+    "browser_error",
+    "page_unreadable",
+    "js_exception",
+    "bad_parameters",
+    "internal",
+]
+"""Why an action failed, for the code that reacts to it (the agent asks the person again
+on ``target_changed``, hands over on ``sensitive_field``...). ``error`` says the same for a
+reader."""
+
 
 @dataclass(frozen=True, slots=True)
 class Changes:
@@ -49,6 +77,8 @@ class ActionResult:
     """Path of a PNG file when the action took a screenshot."""
     data: Any = None
     """A JSON value the action returned (run_js), or None."""
+    code: ErrorCode | None = None
+    """Set on every failure the hands report (None on success)."""
     notices: tuple[str, ...] = ()
     """Things the caller should know that are not the action's own effect
     (our tab was closed and reopened, the browser reconnected, a download finished)."""
@@ -58,15 +88,19 @@ class ActionResult:
         return ActionResult(ok=True, message=message, changes=changes or Changes(), **kw)
 
     @staticmethod
-    def failure(message: str, error: str | None = None, **kw: Any) -> ActionResult:
+    def failure(
+        message: str, error: str | None = None, *, code: ErrorCode | None = None, **kw: Any
+    ) -> ActionResult:
         return ActionResult(
-            ok=False, message=message, error=error or message, outcome="error", **kw
+            ok=False, message=message, error=error or message, outcome="error", code=code, **kw
         )
 
     @staticmethod
-    def unknown(message: str, error: str | None = None, **kw: Any) -> ActionResult:
+    def unknown(
+        message: str, error: str | None = None, *, code: ErrorCode | None = None, **kw: Any
+    ) -> ActionResult:
         return ActionResult(
-            ok=False, message=message, error=error or message, outcome="unknown", **kw
+            ok=False, message=message, error=error or message, outcome="unknown", code=code, **kw
         )
 
     def with_notices(self, *notices: str) -> ActionResult:
@@ -84,6 +118,8 @@ class ActionResult:
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.code is not None:
+            out["code"] = self.code
         if self.screenshot is not None:
             out["screenshot"] = self.screenshot
         if self.data is not None:

@@ -1,0 +1,32 @@
+"""Screenshots of the viewport."""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+import time
+from pathlib import Path
+
+from core.page.context import Ctx
+from core.result import ActionResult
+
+
+async def screenshot(ctx: Ctx, *, with_base64: bool) -> ActionResult:
+    shot = await ctx.current.send(
+        "Page.captureScreenshot",
+        {"format": "png"},
+        timeout=max(min(ctx.remaining(), 30.0), 1.0),
+    )
+    data = base64.b64decode(shot["data"])
+    folder = (
+        ctx.hands.options.screenshots_dir or Path(tempfile.gettempdir()) / "handrail-screenshots"
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    ctx.hands.screens += 1
+    path = folder / f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}-{ctx.hands.screens:03d}.png"
+    path.write_bytes(data)
+    return ActionResult.success(
+        f"saved a screenshot of the viewport to {path}",
+        screenshot=str(path),
+        data={"base64": shot["data"]} if with_base64 else None,
+    )

@@ -1,0 +1,118 @@
+"""What every action body works with: the hands' settings and services, the action in
+progress (:class:`Ctx`, with its deadline) and calls into ``page.js`` in our world."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.browser import Browser, Tab
+from core.page.dialogs import Dialogs
+from core.page.downloads import Downloads
+from core.page.tabs import TabWatch, TabWatcher
+from core.result import ErrorCode
+from core.world import world_call
+
+_PAGE_JS = Path(__file__).with_name("page.js")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How the person set up the hands for this run."""
+
+    action_timeout: float = 45.0
+    allow_file_urls: bool = False
+    upload_dir: Path | None = None
+    downloads_dir: Path | None = None
+    screenshots_dir: Path | None = None
+    mac: bool = sys.platform == "darwin"
+
+
+@dataclass
+class Hands:
+    """The state the hands keep between actions."""
+
+    browser: Browser
+    options: Options
+    dialogs: Dialogs
+    downloads: Downloads
+    tabs: TabWatcher
+    screens: int = 0
+    """Screenshots taken so far (numbers their files)."""
+
+
+@dataclass
+class Ctx:
+    """One action in progress."""
+
+    name: str
+    deadline: float
+    hands: Hands
+    tab: Tab | None = None
+    dispatched: bool = False
+    """Input that may change the page has been sent (an error after this is 'unknown')."""
+    dialog_mark: int = 0
+    download_mark: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    dispatched_at: float = 0.0
+    """time.monotonic() of the latest input sent."""
+
+    def remaining(self) -> float:
+        return self.deadline - asyncio.get_running_loop().time()
+
+    def mark_dispatched(self) -> None:
+        self.dispatched = True
+        self.dispatched_at = time.monotonic()
+
+    @property
+    def current(self) -> Tab:
+        """The tab the action works in (set by the runner before the body runs)."""
+        assert self.tab is not None
+        return self.tab
+
+    @property
+    def watch(self) -> TabWatch:
+        return self.hands.tabs.ensure(self.current)
+
+
+class Refused(Exception):
+    """An action refused before anything was sent to the page (becomes a failure result)."""
+
+    def __init__(
+        self, message: str, error: str | None = None, *, code: ErrorCode = "refused"
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error = error or message
+        self.code: ErrorCode = code
+
+
+@functools.cache
+def _call_source() -> str:
+    return (
+        "function (name, args) {\n"
+        "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = (\n"
+        f"{_PAGE_JS.read_text(encoding='utf-8')}\n"
+        "  ));\n"
+        "  return api[name](...args);\n"
+        "}"
+    )
+
+
+async def js(ctx: Ctx, name: str, *args: Any, await_promise: bool = False) -> Any:
+    """Call ``name`` of page.js in our isolated world with JSON ``args``."""
+    timeout = max(min(ctx.remaining(), 15.0), 0.5)
+    return await world_call(
+        ctx.current,
+        _call_source(),
+        name,
+        list(args),
+        timeout=timeout,
+        await_promise=await_promise,
+    )

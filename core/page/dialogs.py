@@ -1,0 +1,151 @@
+"""JavaScript dialogs (alert, confirm, prompt, beforeunload): answered as they open.
+
+An alert is dismissed and a beforeunload accepted at once; a confirm or prompt goes to the
+``decider`` (the person, through the agent) when there is one, and is cancelled otherwise.
+While a decider is deciding, the action runner stops its clock (:attr:`Dialogs.deciding`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import structlog
+
+from core.browser import Tab
+from core.cdp import JSON, CDPError
+from core.page.messages import clip, first_line, with_article
+
+log = structlog.get_logger("handrail.page")
+
+DialogType = Literal["alert", "confirm", "prompt", "beforeunload"]
+
+
+@dataclass(frozen=True, slots=True)
+class DialogInfo:
+    """A JavaScript dialog the page opened."""
+
+    type: DialogType
+    message: str
+    default_prompt: str
+    url: str
+
+
+DialogDecider = Callable[[DialogInfo], Awaitable[tuple[bool, str | None]]]
+"""Decides a confirm/prompt dialog: ``(accept, prompt text or None for the default)``."""
+
+
+@dataclass
+class DialogRecord:
+    info: DialogInfo
+    answer: str = "waiting for a decision"
+    done: bool = False
+    asks_decider: bool = False
+
+
+class Dialogs:
+    """Every dialog the pages opened, in order, and the answering of them."""
+
+    def __init__(self) -> None:
+        self.decider: DialogDecider | None = None
+        self.open: DialogInfo | None = None
+        self.records: list[DialogRecord] = []
+        self.reported = 0
+        self.deciding = 0
+        self.no_decision_pending = asyncio.Event()
+        self.no_decision_pending.set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def on_opening(self, tab: Tab, p: JSON) -> None:
+        """``Page.javascriptDialogOpening`` in ``tab``: record it and answer it in a task."""
+        kind = p.get("type", "alert")
+        if kind not in ("alert", "confirm", "prompt", "beforeunload"):
+            kind = "alert"
+        info = DialogInfo(
+            type=kind,
+            message=str(p.get("message", "")),
+            default_prompt=str(p.get("defaultPrompt", "")),
+            url=str(p.get("url", tab.url)),
+        )
+        record = DialogRecord(info)
+        self.records.append(record)
+        self.open = info
+        # Answering needs an await, and this runs in the CDP reader: hand it to a task.
+        # The action that opened the dialog is blocked in its CDP call until we answer.
+        if info.type in ("confirm", "prompt") and self.decider is not None:
+            record.asks_decider = True
+            self.deciding += 1
+            self.no_decision_pending.clear()
+        task = asyncio.get_running_loop().create_task(self._answer(tab, record))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def on_closed(self) -> None:
+        self.open = None
+
+    async def _answer(self, tab: Tab, record: DialogRecord) -> None:
+        info = record.info
+        accept, text = True, None
+        decider = self.decider
+        try:
+            if info.type in ("confirm", "prompt"):
+                if not record.asks_decider or decider is None:
+                    accept = False
+                else:
+                    try:
+                        accept, text = await decider(info)
+                    except Exception as exc:
+                        log.warning("page.dialog_decider_failed", error=repr(exc))
+                        accept, text = False, None
+        finally:
+            if record.asks_decider:
+                self.deciding -= 1
+                if not self.deciding:
+                    self.no_decision_pending.set()
+            if info.type == "prompt" and accept and text is None:
+                text = info.default_prompt
+            params: JSON = {"accept": accept}
+            if info.type == "prompt" and accept:
+                params["promptText"] = text or ""
+            record.answer = dialog_answer(info, accept, text, decided=record.asks_decider)
+            try:
+                await tab.send("Page.handleJavaScriptDialog", params, timeout=10)
+            except CDPError as exc:
+                record.answer += f" (answering failed: {first_line(exc)})"
+            record.done = True
+            if self.open is info:
+                self.open = None
+
+    def since(self, mark: int) -> list[DialogRecord]:
+        """The dialogs opened since ``mark`` (a length of :attr:`records`), marked reported."""
+        found = self.records[mark:]
+        if found:
+            self.reported = max(self.reported, len(self.records))
+        return found
+
+    def unreported_notices(self) -> list[str]:
+        """Dialogs handled outside an action, worded for the next round."""
+        notices: list[str] = []
+        for record in self.records[self.reported :]:
+            if record.done:
+                notices.append(
+                    f"the page opened {with_article(record.info.type)} dialog "
+                    f"({clip(record.info.message, 200)!r}): {record.answer}"
+                )
+        self.reported = len(self.records)
+        return notices
+
+
+def dialog_answer(info: DialogInfo, accept: bool, text: str | None, *, decided: bool) -> str:
+    if info.type == "alert":
+        return "dismissed it (OK)"
+    if info.type == "beforeunload":
+        return "accepted leaving the page"
+    who = "" if decided else " (the default when nobody decides)"
+    if info.type == "confirm":
+        return f"answered OK{who}" if accept else f"answered Cancel{who}"
+    if accept:
+        return f"answered {clip(text or '', 100)!r}"
+    return f"cancelled the prompt{who}"

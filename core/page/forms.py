@@ -1,0 +1,242 @@
+"""The form family: type, press_key, select_option and upload_file."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+
+from core.cdp import CDPTimeout
+from core.keys import key_events, parse_keys
+from core.page.context import Ctx, Refused, js
+from core.page.expect import TargetExpectation, check_expect
+from core.page.keyboard import enter_text, send_keys
+from core.page.messages import element_label, not_actionable, readback
+from core.page.mouse import click_at
+from core.page.settle import TYPE_QUIET, compare, probe, settle
+from core.result import ActionResult
+from core.world import WorldError, element_object_id
+
+
+async def type_text(
+    ctx: Ctx,
+    index: int,
+    text: str,
+    clear: bool,
+    submit: bool,
+    expect: TargetExpectation | None,
+) -> ActionResult:
+    watch = ctx.watch
+    before = await probe(ctx)
+    await check_expect(ctx, index, expect, before)
+    info = await js(ctx, "fieldInfo", index)
+    label = element_label(index, await js(ctx, "target", index))
+    if not info.get("editable"):
+        raise Refused(
+            f"type was not done: {label} is not a text field (it is {info.get('describe')}). "
+            "Use the index of the input, textarea or editor itself; for a list use "
+            "select_option, for a checkbox click it",
+            code="not_editable",
+            error="not_editable",
+        )
+    if info.get("disabled"):
+        raise Refused(
+            f"type was not done: {label} is disabled",
+            code="not_actionable",
+            error="not_actionable: disabled",
+        )
+    if info.get("readOnly"):
+        raise Refused(
+            f"type was not done: {label} is read-only",
+            code="not_actionable",
+            error="not_actionable: read-only",
+        )
+    sensitive = bool(info.get("sensitive"))
+    kind = str(info.get("kind"))
+    marks = watch.marks()
+    if not info.get("focused"):
+        prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
+        if not prep.get("ok"):
+            raise Refused(*not_actionable("type", label, prep), code="not_actionable")
+        await click_at(ctx, float(prep["x"]), float(prep["y"]))
+        if not await js(ctx, "focusField", index):
+            raise Refused(
+                f"type was not done: {label} did not take the keyboard focus when clicked "
+                "(the page may have moved focus elsewhere)",
+                code="not_focusable",
+                error="not_focusable",
+            )
+    ctx.mark_dispatched()
+    previous = str(info.get("value") or "")
+    if clear:
+        current = await js(ctx, "selectAll", index)
+        if current:
+            await send_keys(ctx, key_events(parse_keys("Backspace"), mac=ctx.hands.options.mac))
+            remaining = str((await js(ctx, "fieldInfo", index)).get("value") or "")
+            if remaining:
+                # Some widgets swallow Backspace; set the value as a framework expects.
+                await js(ctx, "setValue", index, "")
+        previous = ""
+    else:
+        await js(ctx, "caretToEnd", index)
+    await enter_text(ctx, text, single_line=kind == "input")
+    after_info = await js(ctx, "fieldInfo", index)
+    holds = str(after_info.get("value") or "")
+    expected = previous + text
+    report = readback(label, text, expected, holds, after_info, sensitive=sensitive)
+    if submit:
+        await send_keys(ctx, key_events(parse_keys("Enter"), mac=ctx.hands.options.mac))
+    ctx.dispatched_at = time.monotonic()
+    note = await settle(ctx, marks, quiet=TYPE_QUIET)
+    after = await probe(ctx)
+    changes = compare(before, after)
+    if not text:
+        report = f"cleared {label}" if clear else f"typed nothing into {label}"
+    message = report + (" and pressed Enter" if submit else "")
+    if note:
+        message += f". Note: {note}"
+    return ActionResult.success(message, changes)
+
+
+async def press_key(ctx: Ctx, spec: str) -> ActionResult:
+    watch = ctx.watch
+    combo = parse_keys(spec)
+    before = await probe(ctx)
+    focus_before = await js(ctx, "focusDescription")
+    marks = watch.marks()
+    await send_keys(ctx, key_events(combo, mac=ctx.hands.options.mac))
+    note = await settle(ctx, marks)
+    after = await probe(ctx)
+    changes = compare(before, after)
+    parts = [f"pressed {combo.spec}"]
+    focus_after = None
+    if after is not None and before is not None and after.generation == before.generation:
+        with contextlib.suppress(WorldError, CDPTimeout):
+            focus_after = await js(ctx, "focusDescription")
+    if focus_after != focus_before and focus_after:
+        parts.append(f"; focus moved to {focus_after}")
+    elif focus_after:
+        parts.append(f"on {focus_after}")
+    elif focus_before is None:
+        parts.append("(no element had the focus; the key went to the page)")
+    message = " ".join(parts).replace(" ;", ";")
+    if note:
+        message += f". Note: {note}"
+    return ActionResult.success(message, changes)
+
+
+async def select_option(
+    ctx: Ctx, index: int, option: str, expect: TargetExpectation | None
+) -> ActionResult:
+    watch = ctx.watch
+    before = await probe(ctx)
+    await check_expect(ctx, index, expect, before)
+    label = element_label(index, await js(ctx, "target", index))
+    marks = watch.marks()
+    ctx.mark_dispatched()
+    res = await js(ctx, "selectOption", index, option)
+    if not res.get("ok"):
+        ctx.dispatched = False
+        code = res.get("code")
+        if code in ("not_select", "disabled"):
+            raise Refused(
+                f"select_option was not done: {res.get('reason')}",
+                code="not_actionable",
+                error=f"not_actionable: {code}",
+            )
+        listed = ", ".join(
+            f"{o['label']!r}"
+            + (f" (value {o['value']!r})" if o["value"] != o["label"] else "")
+            + (" [disabled]" if o.get("disabled") else "")
+            for o in res.get("options", [])[:40]
+        )
+        more = len(res.get("options", [])) - 40
+        if more > 0:
+            listed += f" and {more} more"
+        if code == "ambiguous":
+            matches = ", ".join(repr(m) for m in res.get("matches", []))
+            msg = f"{option!r} matches several options of {label}: {matches}; name one exactly"
+        elif code == "disabled_option":
+            msg = f"the option {option!r} of {label} is disabled"
+        else:
+            msg = f"no option of {label} matches {option!r}"
+        raise Refused(
+            f"select_option was not done: {msg}. Its options: {listed}",
+            code="option_unavailable",
+            error=f"option_{code}",
+        )
+    note = await settle(ctx, marks)
+    after = await probe(ctx)
+    changes = compare(before, after)
+    chosen = res.get("label") or res.get("value")
+    message = f"selected {chosen!r} in {label}"
+    if not res.get("changed"):
+        message += " (it was already selected)"
+    if note:
+        message += f". Note: {note}"
+    return ActionResult.success(message, changes)
+
+
+async def upload_file(
+    ctx: Ctx, index: int, path: str, expect: TargetExpectation | None
+) -> ActionResult:
+    if ctx.hands.options.upload_dir is None:
+        raise Refused(
+            "upload_file was not done: uploads are off in this run (the person can allow them "
+            "with --upload-dir FOLDER)",
+            code="refused",
+            error="refused: no upload folder",
+        )
+    root = ctx.hands.options.upload_dir.resolve()
+    candidate = Path(path).expanduser()
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    try:
+        resolved = candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise Refused(
+            f"upload_file was not done: there is no file {path!r} in the upload folder",
+            code="refused",
+            error="refused: no such file",
+        ) from None
+    if not resolved.is_relative_to(root) or not resolved.is_file():
+        raise Refused(
+            f"upload_file was not done: {path!r} is not a file inside the upload folder; only "
+            "files the person put there can be uploaded",
+            code="refused",
+            error="refused: outside the upload folder",
+        )
+    before = await probe(ctx)
+    await check_expect(ctx, index, expect, before)
+    info = await js(ctx, "fileInput", index)
+    if not info.get("ok"):
+        raise Refused(
+            f"upload_file was not done: [{index}] {info.get('describe')} is not a file input "
+            "(<input type=file>); use the index of the file input itself",
+            code="not_file_input",
+            error="not_file_input",
+        )
+    if info.get("disabled"):
+        raise Refused(
+            f"upload_file was not done: the file input [{index}] is disabled",
+            code="not_actionable",
+            error="not_actionable: disabled",
+        )
+    object_id = await element_object_id(
+        ctx.current, index, timeout=max(min(ctx.remaining(), 10.0), 0.5)
+    )
+    marks = ctx.watch.marks()
+    ctx.mark_dispatched()
+    await ctx.current.send(
+        "DOM.setFileInputFiles",
+        {"files": [str(resolved)], "objectId": object_id},
+        timeout=max(ctx.remaining(), 0.5),
+    )
+    names = await js(ctx, "fileNames", index)
+    await settle(ctx, marks)
+    after = await probe(ctx)
+    holds = ", ".join(names) if names else "no file"
+    return ActionResult.success(
+        f"put {resolved.name} into the file input [{index}]; it now holds: {holds}",
+        compare(before, after),
+    )

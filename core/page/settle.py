@@ -1,0 +1,158 @@
+"""Reading the page before and after an action, and letting it settle in between."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass
+
+from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
+from core.page.context import Ctx
+from core.page.tabs import Marks, TabWatch
+from core.result import Changes
+from core.snapshot import probe as world_probe
+from core.world import WorldError, world_eval
+
+# Settling after an action: wait until the page has had no request in flight for QUIET
+# seconds (counted from the input at the earliest, so a reaction that starts a moment
+# later is still seen), at most CAP seconds. A navigation waits for its load first.
+ACTION_QUIET, ACTION_CAP = 0.1, 1.5
+# Typing often feeds a debounced listener (search-as-you-type, autocomplete) whose timer
+# restarts at every key: count quiet from the last key, over a typical debounce delay.
+TYPE_QUIET = 0.3
+# Time after the input that surely covers two animation frames (60 Hz) of the page's reaction.
+FRAMES_COVERED = 0.05
+NAV_QUIET, NAV_CAP = 0.5, 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    url: str
+    title: str
+    mutations: int
+    new_interactive: int
+    generation: tuple[int, int]
+    """(documents committed in the tab, our world's generation): different means a new
+    document, whose counters are not comparable with the old one's."""
+
+
+async def probe(ctx: Ctx) -> Probe | None:
+    """URL, title and DOM counters of the tab, or a CDP-only reading when our world
+    cannot answer (a page still loading, a dialog). Tab/connection loss propagates."""
+    tab = ctx.current
+    watch = ctx.watch
+    watch.check_alive()
+    try:
+        reading = await world_probe(tab, timeout=max(min(ctx.remaining(), 3.0), 0.5))
+    except (SessionClosed, ConnectionClosed):
+        raise
+    except (WorldError, CDPError, KeyError, TypeError, ValueError):
+        # A crashed or closed tab also fails here: that is not a page still loading.
+        watch.check_alive()
+        return Probe(tab.url, tab.title, 0, 0, (watch.commits, -1))
+    watch.url, watch.title = reading.url, reading.title
+    return Probe(
+        url=reading.url,
+        title=reading.title,
+        mutations=reading.mutations,
+        new_interactive=reading.new_interactive,
+        generation=(watch.commits, reading.world),
+    )
+
+
+def compare(before: Probe | None, after: Probe | None, *, new_tab: bool = False) -> Changes:
+    """What differs between two probes of the same tab."""
+    if before is None or after is None:
+        return Changes(new_tab=new_tab)
+    new_doc = after.generation != before.generation
+    dom = new_doc or after.mutations != before.mutations
+    if new_doc:
+        new_elements = after.new_interactive
+    else:
+        new_elements = max(0, after.new_interactive - before.new_interactive)
+    return Changes(
+        url_changed=after.url != before.url,
+        title_changed=after.title != before.title,
+        dom_changed=dom,
+        new_tab=new_tab,
+        new_elements=new_elements,
+    )
+
+
+async def settle(
+    ctx: Ctx, marks: Marks, *, quiet: float = ACTION_QUIET, cap: float = ACTION_CAP
+) -> str | None:
+    """Let the page react to an action: follow a navigation it started (also one that
+    starts while the page's requests settle) to its load, then wait (bounded) for
+    network quiet and two animation frames. Returns a note when a navigation was
+    still loading at the end."""
+    watch = ctx.watch
+    note = None
+    seen = marks
+    for _ in range(3):
+        if watch.requested > seen.requested or watch.started > seen.started:
+            loaded = await follow_navigation(ctx, watch, seen)
+            note = None if loaded else "the page was still loading when handrail stopped waiting"
+            quiet, cap = NAV_QUIET, NAV_CAP
+            seen = watch.marks()
+        await network_quiet(ctx, quiet=quiet, cap=cap)
+        if not (watch.requested > seen.requested or watch.started > seen.started):
+            break
+    # The quiet window counted from the input already spans several frames; only wait
+    # for frames when the settle was shorter than that.
+    if not ctx.dispatched_at or time.monotonic() - ctx.dispatched_at < FRAMES_COVERED:
+        await frames(ctx)
+    return note
+
+
+async def follow_navigation(ctx: Ctx, watch: TabWatch, marks: Marks) -> bool:
+    """Wait for a navigation the page started to commit and load (a download or a 204
+    answer stops it without a commit). False when it was still loading at the limit."""
+    loop = asyncio.get_running_loop()
+    limit = loop.time() + min(max(ctx.remaining() - 1.0, 0.2), 15.0)
+    start_by = loop.time() + 1.0
+    while loop.time() < limit:
+        started = watch.started > marks.started
+        if not started and loop.time() > start_by:
+            return True
+        committed = watch.commits > marks.commits
+        stopped = watch.stopped >= watch.started
+        if watch.same_doc > marks.same_doc and not committed and stopped:
+            return True
+        if started and stopped:
+            return True
+        if committed and "load" in watch.lifecycle.get(watch.committed_loader or "", set()):
+            return True
+        await watch.changed(min(0.25, limit - loop.time()))
+    return False
+
+
+async def network_quiet(ctx: Ctx, *, quiet: float, cap: float) -> None:
+    """Until no request has been in flight for ``quiet`` seconds, at most ``cap``."""
+    watch = ctx.watch
+    loop = asyncio.get_running_loop()
+    end = loop.time() + max(0.0, min(cap, ctx.remaining() - 0.5))
+    while loop.time() < end:
+        now = time.monotonic()
+        if not watch.inflight:
+            # Quiet counts from the input at the earliest: the page's reaction to it
+            # (a request, a delayed navigation) may take a moment to start.
+            idle = now - max(watch.last_activity, ctx.dispatched_at)
+            if idle >= quiet:
+                return
+            await watch.changed(min(quiet - idle, end - loop.time()))
+        else:
+            await watch.changed(min(0.1, end - loop.time()))
+
+
+async def frames(ctx: Ctx) -> None:
+    """Two animation frames (so the page has painted its reaction), bounded."""
+    with contextlib.suppress(WorldError, CDPTimeout):
+        await world_eval(
+            ctx.current,
+            "new Promise((resolve) => { let n = 0; const step = () => (++n >= 2 ? resolve(true) : requestAnimationFrame(step));"
+            " requestAnimationFrame(step); setTimeout(() => resolve(false), 200); })",
+            await_promise=True,
+            timeout=max(min(ctx.remaining(), 1.0), 0.3),
+        )

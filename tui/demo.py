@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -47,7 +48,6 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
         max_rounds=40,
         headless=headless,
         profile=work / "chrome-profile",
-        remove_on_exit=(work,),
         allow_domains=("127.0.0.1",),
         audit_dir=args.audit_dir,
         console_log=bool(args.no_tui),
@@ -61,7 +61,10 @@ def run_demo(args: argparse.Namespace) -> int:
     site = start_demo_site()
     work = Path(tempfile.mkdtemp(prefix="handrail-demo-"))
     try:
-        settings = demo_settings(args, site_url=site.url, work=work)
+        # The work folder is ours alone: the browser's reaper removes it even if we are killed.
+        settings = replace(
+            demo_settings(args, site_url=site.url, work=work), remove_on_exit=(work,)
+        )
         if args.no_tui:
             return run_console(settings)
         return run_observatory(settings)

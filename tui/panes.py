@@ -126,19 +126,19 @@ def action_content(view: RoundView) -> Content:
             )
     approval = view.approval
     if approval:
-        decision = str(approval.get("decision", "?"))
+        decision = approval.decision
         style = {
             "approved": outcome_style("approved"),
             "edited": outcome_style("approved"),
             "denied": outcome_style("denied"),
         }.get(decision, "")
         line = Content.assemble(("decision: ", "bold"), (decision, style))
-        if approval.get("by"):
-            line += Content(f" by {approval['by']}")
+        if approval.by:
+            line += Content(f" by {approval.by}")
         parts.append(line)
-        if approval.get("note"):
-            parts.append(Content(f"note: {approval['note']}"))
-        if isinstance(approval.get("edited_params"), dict):
+        if approval.note:
+            parts.append(Content(f"note: {approval.note}"))
+        if approval.edited_params is not None:
             parts.append(dim("parameters above are as edited by the person"))
     return Content("\n").join(parts)
 
@@ -151,7 +151,7 @@ def result_content(view: RoundView) -> Content:
         lines = result_summary(view.result)
         parts.append(Content.styled(lines[0] or "(no message)", f"bold {outcome_style(meaning)}"))
         parts.extend(Content(line) for line in lines[1:])
-    elif (view.approval or {}).get("decision") == "denied":
+    elif view.approval is not None and view.approval.decision == "denied":
         parts.append(Content.styled("denied: the action did not run", outcome_style("denied")))
     elif view.phase == "done":
         parts.append(dim("the action did not run"))

@@ -57,7 +57,6 @@ from tui.rounds_screen import RoundsScreen
 from tui.timeline import TimelineRow
 
 EntryKind = Literal["start", "round", "intent", "pause", "end", "problem", "other"]
-Tag = Literal["approval", "denial", "error", "pause"]
 
 SCAN_FIRST_BATCH = 200
 """Lines in the scan's first step: small, so the first round shows at once."""

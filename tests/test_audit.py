@@ -500,3 +500,18 @@ def test_index_opens_without_reading(tmp_path: Path) -> None:
     first = index.line(0)
     assert isinstance(first, dict) and first["seq"] == 0
     index.close()
+
+
+def test_a_round_that_cannot_be_written_at_the_end_is_reported_not_lost_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.session import _flush_audit
+
+    w = AuditWriter.create(tmp_path, "t")
+    rec = AuditRecorder(w)
+    start(rec)
+    play_round(rec, 1, Action("click", {"index": 1}), done=False)
+    w.close()  # the disk is gone by the time the run winds down
+    _flush_audit(rec)
+    err = capsys.readouterr().err
+    assert f"the last rounds could not be written to the audit log {w.path}" in err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.actions import Action
-from core.audit import AuditRecorder, AuditWriter, installation_key, key_from_file
+from core.audit import AuditError, AuditRecorder, AuditWriter, installation_key, key_from_file
 from core.audit.chain import encode, line_hash, mac_of, split_seal, with_mac
 from core.audit.key import DATA_DIR_ENV, KEY_FILE
 from core.audit.records import ApprovalRecord
@@ -331,7 +331,7 @@ def test_a_key_others_can_read_is_refused_with_the_fix(
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
     installation_key()
     os.chmod(tmp_path / "data" / KEY_FILE, 0o644)
-    with pytest.raises(Exception, match="chmod 600"):
+    with pytest.raises(AuditError, match="chmod 600"):
         AuditWriter.create(tmp_path / "logs", "t")
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.audit.chain import encode, line_hash, mac_of, with_mac
-from core.audit.key import AuditKey, installation_key
+from core.audit.key import AuditKey, AuditKeyError, installation_key
 from core.audit.reader import read_log
 from core.secrets import REDACTED, Secrets
 
@@ -64,12 +64,17 @@ class AuditWriter:
         ``key`` seals the records; by default the installation key (created on first use).
         When the file already holds records, the chain continues after its last line.
         Raises :class:`AuditLockedError` when another writer holds the file, and
-        :class:`~core.audit.key.AuditKeyError` when the installation key is unusable.
+        :class:`AuditError` when the installation key cannot be made or used.
         """
         self.path = Path(path)
         self.run_id = run_id or uuid.uuid4().hex[:12]
         self._secrets = secrets
-        self._key = key if key is not None else installation_key()
+        if key is None:
+            try:
+                key = installation_key()
+            except (AuditKeyError, OSError) as exc:
+                raise AuditError(f"cannot use this installation's audit key: {exc}") from exc
+        self._key = key
         self._lock = threading.Lock()
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:

@@ -270,6 +270,19 @@ def test_a_directory_or_a_missing_file_is_not_a_log(
     )
     code, out = run_verify(capsys, str(tmp_path / "nope.jsonl"))
     assert code == 2 and "No such file or directory" in out
+    code, out = run_verify(capsys, "/dev/zero")  # never read: it has no end
+    assert code == 2 and "not a regular file" in out
+
+
+def test_a_nul_filled_tail_left_by_a_crash_is_a_torn_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = sealed_run(tmp_path)
+    lines = lines_of(path)
+    path.write_bytes(b"\n".join(lines[:-1]) + b"\n" + b"\x00" * 512)
+    code, out = run_verify(capsys, str(path))
+    assert code == 4, out
+    assert f"line {len(lines)} is torn" in out
 
 
 def test_without_the_key_the_chain_is_checked_and_the_seal_is_not(

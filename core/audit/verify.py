@@ -102,12 +102,25 @@ def verify(
     path = Path(path)
     if path.is_dir():
         return VerifyReport("not_a_log", 0, f"{path} is a directory, not an audit log")
+    if path.exists() and not path.is_file():
+        return VerifyReport("not_a_log", 0, f"{path} is not a regular file, not an audit log")
     try:
         f = path.open("rb")
     except OSError as exc:
         return VerifyReport("not_a_log", 0, f"cannot read {path}: {exc.strerror or exc}")
     with f:
+        # JSON lines never hold a NUL byte: a binary file is refused before a "line" of
+        # gigabytes is read. (Only the first line: a crash may leave a NUL-filled tail,
+        # which is a torn last line, not a foreign file.)
+        if b"\x00" in f.read(_SNIFF_BYTES).split(b"\n", 1)[0]:
+            return VerifyReport(
+                "not_a_log", 0, "line 1 is binary (NUL bytes): this is not a handrail audit log", 1
+            )
+        f.seek(0)
         return _Verifier(key).run(f)
+
+
+_SNIFF_BYTES = 4096
 
 
 class _Verifier:

@@ -197,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
-        help="watch handrail book a train on a bundled local site (no key needed)",
+        help="watch handrail book a train on a bundled local site (no API key needed)",
         description=(
             "Starts a small booking site on 127.0.0.1 and runs a fixed task on it. With "
             "ANTHROPIC_API_KEY set it uses Claude; without, a bundled scripted plan (said so "

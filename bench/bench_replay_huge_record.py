@@ -8,6 +8,7 @@ then, each in a fresh child process so peak memory is the measured step's own:
 - verify: seconds and peak RSS of ``core.audit.verify``.
 
     .venv/bin/python bench/bench_replay_huge_record.py [--reply-mb 5] [--rounds 50]
+        [--huge-rounds 1] [--runs 3] [--code OTHER_CHECKOUT]
 
 The issue's bar: the first round on screen in under 1 s, in under 200 MB.
 """
@@ -67,7 +68,7 @@ print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss 
 """
 
 
-def generate(path: Path, reply_bytes: int, rounds: int) -> None:
+def generate(path: Path, reply_bytes: int, rounds: int, huge_rounds: int = 1) -> None:
     from core.actions import Action
     from core.audit import AuditRecorder, AuditWriter
     from core.audit.records import ApprovalRecord
@@ -115,7 +116,7 @@ def generate(path: Path, reply_bytes: int, rounds: int) -> None:
             action = Action("click", {"index": n % 150 + 1}, reason="next")
             rec(RoundStarted(n, rounds))
             rec(Observed(n, f"http://127.0.0.1:8765/{n}", "Catalogue", digest))
-            reply = huge if n == 1 else "Opening the next item."
+            reply = huge if n <= huge_rounds else "Opening the next item."
             rec(ModelReplied(n, ({"type": "text", "text": reply},), {"input_tokens": 3000}))
             rec(ActionParsed(n, action))
             rec(ActionIntent(n, action))
@@ -142,6 +143,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
+        "--huge-rounds", type=int, default=1, help="how many rounds (from round 1) hold the reply"
+    )
+    parser.add_argument(
         "--code",
         type=Path,
         default=ROOT,
@@ -155,9 +159,9 @@ def main() -> int:
         os.environ["HANDRAIL_DATA_DIR"] = env["HANDRAIL_DATA_DIR"]
         sys.path.insert(0, str(ROOT))
         log = work / "huge.jsonl"
-        generate(log, int(args.reply_mb * 1_000_000), args.rounds)
+        generate(log, int(args.reply_mb * 1_000_000), args.rounds, args.huge_rounds)
         print(f"log: {log.stat().st_size / 1e6:.1f} MB, {args.rounds} rounds, "
-              f"round 1's reply {args.reply_mb} MB")  # fmt: skip
+              f"{args.huge_rounds} of them with a {args.reply_mb} MB reply")  # fmt: skip
         base = child(BASELINE_CHILD, env=env)
         print(f"imports alone: peak {base['peak_mb']:.0f} MB")
         for _ in range(args.runs):

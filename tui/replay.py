@@ -353,6 +353,11 @@ class ReplayScreen(RoundsScreen):
                             del entries[paired]
                             pending = min(pending, paired)
                     entries.append(entry_for(line, item))
+                    if not posted and entries[-1].kind == "round":
+                        # The first round goes on screen now, not after the rest of the
+                        # first batch (which may hold megabytes of later rounds).
+                        post(done_now=False)
+                        await asyncio.sleep(0)
                 unposted_lines += total - done
                 done = total
                 # The first step is posted at once; later ones are gathered so the screen

@@ -91,6 +91,9 @@ class LogIndex:
     CHUNK = 1 << 20
     YIELD_BYTES = 8 << 20
     CACHE = 512
+    CACHE_BYTES = 32 << 20
+    """The cache also stops at this many bytes of line text: a log of 5 MB replies must not
+    keep 512 of them parsed."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -99,7 +102,8 @@ class LogIndex:
         self._ends: list[int] = []
         self._scanned_to = 0
         self._tail: tuple[int, int] | None = None
-        self._cache: OrderedDict[int, dict[str, Any] | LogProblem] = OrderedDict()
+        self._cache: OrderedDict[int, tuple[dict[str, Any] | LogProblem, int]] = OrderedDict()
+        self._cached_bytes = 0
         self._cache_lock = threading.Lock()
 
     def scan(self, batch_lines: int = 5000) -> Iterator[int]:
@@ -117,6 +121,7 @@ class LogIndex:
             self._scanned_to = 0
             with self._cache_lock:
                 self._cache.clear()
+                self._cached_bytes = 0
         pos = line_start = self._scanned_to
         since_yield_lines = 0
         since_yield_bytes = 0
@@ -164,14 +169,19 @@ class LogIndex:
                 hit = self._cache.get(i)
                 if hit is not None:
                     self._cache.move_to_end(i)
-                    return hit
+                    return hit[0]
             start, end = self._starts[i], self._ends[i]
             raw = os.pread(self._require_fd(), end - start, start)
             parsed = _parse_line(raw, i + 1, last_unterminated=False)
             with self._cache_lock:
-                self._cache[i] = parsed
-                if len(self._cache) > self.CACHE:
-                    self._cache.popitem(last=False)
+                if i not in self._cache:
+                    self._cache[i] = (parsed, len(raw))
+                    self._cached_bytes += len(raw)
+                while len(self._cache) > 1 and (
+                    len(self._cache) > self.CACHE or self._cached_bytes > self.CACHE_BYTES
+                ):
+                    _, (_, size) = self._cache.popitem(last=False)
+                    self._cached_bytes -= size
             return parsed
         if i == n and self._tail is not None:
             start, end = self._tail

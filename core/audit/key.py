@@ -57,7 +57,7 @@ def key_path() -> Path:
 
 
 def installation_key() -> AuditKey:
-    """The installation key, created (0600, in a 0700 directory) when there is none yet.
+    """The installation key, created (0600; its directory 0700 when missing) if there is none.
 
     Raises :class:`AuditKeyError` when the file exists but is unusable (wrong size, readable by
     others) and ``OSError`` when it cannot be created.

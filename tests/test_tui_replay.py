@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from core.audit import AuditWriter, LogIndex
+from core.audit.key import DATA_DIR_ENV
 from tests.test_tui_driver import UiTestDriver, wait_until, write_driver_log
 from tui.lazy_text import LazyText
 from tui.replay import ReplayApp, ReplayScreen, entry_for
@@ -154,3 +157,16 @@ async def test_a_reply_of_megabytes_shows_its_start_and_scrolls_to_its_end(
         long_text.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         assert "LAST LINE" in on_screen() and "FIRST LINE" not in on_screen()
+
+
+async def test_a_log_from_another_machine_says_its_seal_was_not_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = await write_driver_log(tmp_path / "run.jsonl")
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "another-machine"))
+    app = make_app(log, tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await wait_until(pilot, lambda: screen_of(app).verify_report is not None)
+        await pilot.pause()
+        header = str(screen_of(app).header.render())
+        assert "seal not checked (no key)" in header and "sealed (" not in header

@@ -23,6 +23,7 @@ from anthropic.types import ToolParam
 
 from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply, tool_definitions
 from core.allowlist import DomainGuard
+from core.audit.records import ApprovalRecord
 from core.context import Context, ToolOutcome, Turn
 from core.envelope import wrap
 from core.events import (
@@ -223,7 +224,7 @@ class Agent:
             result = ActionResult.success(
                 f"finished ({'success' if success else 'not successful'})"
             )
-            self._done(n, action, result, {"decision": "not_needed", "by": "policy"}, turn, 0.0)
+            self._done(n, action, result, ApprovalRecord.not_needed(), turn, 0.0)
             return self._finished(
                 "success" if success else "failure", answer, 0 if success else 1, answer=answer
             )
@@ -234,7 +235,7 @@ class Agent:
                 "the person has handed control back; the page state below is fresh "
                 "(it may have changed while the person acted)"
             )
-            self._done(n, action, result, {"decision": "not_needed", "by": "policy"}, turn, 0.0)
+            self._done(n, action, result, ApprovalRecord.not_needed(), turn, 0.0)
             return None
 
         result, approval, started = await self._gate_and_act(n, action, snapshot)
@@ -295,14 +296,14 @@ class Agent:
             )
         self.emit(ActionParsed(round=n, action=None, error=error))
         result = ActionResult.failure(error)
-        self._done(n, None, result, {"decision": "not_needed", "by": "policy"}, turn, 0.0)
+        self._done(n, None, result, ApprovalRecord.not_needed(), turn, 0.0)
         self._count(("(unparsed)", error[:80]), result)
 
     # -- gate and hands ----------------------------------------------------------------
 
     async def _gate_and_act(
         self, n: int, action: Action, snapshot: Snapshot
-    ) -> tuple[ActionResult, dict[str, object], float]:
+    ) -> tuple[ActionResult, ApprovalRecord, float]:
         started = time.monotonic()
         changed_note: str | None = None
         for _attempt in range(MAX_REAPPROVALS + 1):
@@ -310,7 +311,7 @@ class Agent:
             if assessment.refused:
                 return (
                     ActionResult.failure(assessment.refused),
-                    {"decision": "denied", "by": "policy", "note": assessment.refused},
+                    ApprovalRecord.refused(assessment.refused),
                     started,
                 )
             decision, approval = await self._decide(n, action, snapshot, assessment, changed_note)
@@ -337,7 +338,7 @@ class Agent:
             started = time.monotonic()
             expect = self._expectation(action, snapshot)
             result = await self._dispatch(dispatched, expect)
-            if result.code == "target_changed" and approval.get("by") == "person":
+            if result.code == "target_changed" and approval.by_person:
                 # The page changed between the person's decision and dispatch: ask again
                 # about what is there now, never act on a target the person did not see.
                 changed_note = result.message
@@ -348,7 +349,7 @@ class Agent:
             ActionResult.failure(
                 "the target kept changing between approval and dispatch; not done"
             ),
-            {"decision": "denied", "by": "policy"},
+            ApprovalRecord.refused(),
             started,
         )
 
@@ -359,20 +360,18 @@ class Agent:
         snapshot: Snapshot,
         assessment: Assessment,
         changed_note: str | None,
-    ) -> tuple[ApprovalDecision | None, dict[str, object]]:
+    ) -> tuple[ApprovalDecision | None, ApprovalRecord]:
+        approval: ApprovalRecord | None = None
         if not assessment.needs_approval:
-            by = "--approve none" if assessment.page_changing else "policy"
-            decision_name = "auto" if assessment.page_changing else "not_needed"
-            approval: dict[str, object] = {"decision": decision_name, "by": by}
-            self.emit(ApprovalGiven(round=n, decision=ApprovalDecision("approved", by=by)))
-            return None, approval
-        if not assessment.risky and self.gate.kind_preapproved(action.name):
-            approval = {"decision": "auto", "by": "person (approved all of this kind)"}
-            self.emit(
-                ApprovalGiven(
-                    round=n, decision=ApprovalDecision("approved", by="person (all of kind)")
-                )
+            approval = (
+                ApprovalRecord.automatic()
+                if assessment.page_changing
+                else ApprovalRecord.not_needed()
             )
+        elif not assessment.risky and self.gate.kind_preapproved(action.name):
+            approval = ApprovalRecord.kind_approved()
+        if approval is not None:
+            self.emit(ApprovalGiven(round=n, decision=ApprovalDecision("approved", by=approval.by)))
             return None, approval
         details = list(assessment.details)
         if changed_note:
@@ -404,14 +403,7 @@ class Agent:
             raise _Stop(self._finished("aborted", "the person aborted the run at an approval", 130))
         if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
             self.gate.preapprove_kind(action.name)
-        record: dict[str, object] = {"decision": decision.decision, "by": decision.by}
-        if decision.edited_params is not None:
-            record["edited_params"] = decision.edited_params
-        if decision.note:
-            record["note"] = decision.note
-        if decision.approve_kind_for_run:
-            record["approve_kind_for_run"] = True
-        return decision, record
+        return decision, ApprovalRecord.of(decision)
 
     def _with_secrets(self, action: Action, url: str) -> Action:
         text = action.params.get("text")
@@ -531,7 +523,7 @@ class Agent:
         n: int,
         action: Action | None,
         result: ActionResult,
-        approval: dict[str, object],
+        approval: ApprovalRecord,
         turn: Turn,
         duration_ms: float,
     ) -> None:
@@ -548,7 +540,7 @@ class Agent:
                 round=n,
                 action=action,
                 result=result,
-                approval=dict(approval),
+                approval=approval,
                 duration_ms=duration_ms,
             )
         )

@@ -7,10 +7,13 @@ Everything here is a frozen dataclass so an event can be handed across tasks saf
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from core.actions import Action
 from core.result import ActionResult
+
+if TYPE_CHECKING:
+    from core.audit.records import ApprovalRecord
 
 RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
 Decision = Literal["approved", "denied", "edited", "auto", "not_needed"]
@@ -174,8 +177,8 @@ class ActionDone:
     round: int
     action: Action | None
     result: ActionResult
-    approval: dict[str, Any]
-    """The audit form: ``{"decision", "by", "edited_params"?, "note"?}``."""
+    approval: ApprovalRecord
+    """How the action was decided, as the audit log records it."""
     duration_ms: float = 0.0
 
 

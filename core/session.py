@@ -11,6 +11,7 @@ import contextlib
 import math
 import os
 import stat
+import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -280,8 +281,21 @@ async def run_session(
         )
         return await agent.run()
     finally:
-        with contextlib.suppress(Exception):
-            recorder.flush_pending()
+        _flush_audit(recorder)
         writer.close()
         with contextlib.suppress(Exception):
             await browser.close()
+
+
+def _flush_audit(recorder: AuditRecorder) -> None:
+    """Write the rounds still in flight. An audit tool must not lose a record silently: a
+    failure here goes to the operational log and, as the process exits, to stderr."""
+    try:
+        recorder.flush_pending()
+    except (OSError, AuditError, ValueError) as exc:
+        path = recorder.writer.path
+        log.error("audit.flush_failed", path=str(path), error=str(exc))
+        print(
+            f"handrail: the last rounds could not be written to the audit log {path}: {exc}",
+            file=sys.stderr,
+        )

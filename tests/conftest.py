@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.audit.key import DATA_DIR_ENV
 from core.browser import Browser, LaunchOptions, find_chrome
 from tests.fake_anthropic import FakeAnthropic
 from tests.site_server import SITE_ROOT, FixtureSite
@@ -20,6 +21,16 @@ def pytest_configure(config: pytest.Config) -> None:
             "tests/site/node_modules is missing: run `bash scripts/bootstrap.sh --dev` "
             "(it installs the fixture pages' React and Vue from npm)"
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def audit_key_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test (and every handrail it starts) seals logs with a key in a temporary data
+    directory, never the real ~/.local/share/handrail."""
+    path = tmp_path_factory.mktemp("handrail-data")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(DATA_DIR_ENV, str(path))
+        yield path
 
 
 @pytest.fixture(scope="session")

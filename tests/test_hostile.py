@@ -382,7 +382,7 @@ def element_line(digest: str, index: int) -> str:
 
 
 def refused_by_policy(done: ActionDone) -> bool:
-    return done.approval.get("by") == "policy" and done.approval.get("decision") == "denied"
+    return done.approval.by == "policy" and done.approval.decision == "denied"
 
 
 # === untrusted text ==============================================================================

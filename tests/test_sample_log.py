@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.audit import read_log, verify
+from core.audit import key_from_file, read_log, verify
 from tests.test_tui_driver import wait_until
 from tui.replay import ReplayApp
 
 SAMPLE = Path(__file__).resolve().parent.parent / "audit_logs" / "sample-demo.jsonl"
+SAMPLE_KEY = SAMPLE.with_suffix(".key")
+"""The demo key, public on purpose: it seals the sample and nothing else."""
 
 
 def test_the_sample_is_a_whole_demo_run_and_verifies() -> None:
-    assert verify(SAMPLE).ok
+    report = verify(SAMPLE, key_from_file(SAMPLE_KEY))
+    assert report.status == "sealed", report.summary()
     log = read_log(SAMPLE)
     assert log.problems == []
     kinds = [r["type"] for r in log.records]

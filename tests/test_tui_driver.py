@@ -18,6 +18,7 @@ from typing import Any, Literal
 from textual.pilot import Pilot
 
 from core.actions import Action
+from core.audit.records import ApprovalRecord
 from core.events import (
     ActionDone,
     ActionIntent,
@@ -197,7 +198,7 @@ class UiTestDriver:
                 sink(HumanReturned(number, response))
                 if response == "abort":
                     return self._finish(sink, "aborted", number, 130)
-            approval: dict[str, object] = {"decision": "not_needed", "by": "policy"}
+            approval = ApprovalRecord.not_needed()
             if script.ask is not None:
                 request_a = ApprovalRequest(
                     number,
@@ -216,11 +217,8 @@ class UiTestDriver:
                 sink(ApprovalGiven(number, decision))
                 if decision.decision == "abort":
                     return self._finish(sink, "aborted", number, 130)
-                approval = {"decision": decision.decision, "by": decision.by}
-                if decision.note:
-                    approval["note"] = decision.note
+                approval = ApprovalRecord.of(decision)
                 if decision.edited_params is not None:
-                    approval["edited_params"] = decision.edited_params
                     action = Action(
                         action.name, decision.edited_params, action.reason, action.tool_use_id
                     )

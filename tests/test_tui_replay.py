@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.audit import LogIndex
+import pytest
+
+from core.audit import AuditWriter, LogIndex
+from core.audit.key import DATA_DIR_ENV
 from tests.test_tui_driver import UiTestDriver, wait_until, write_driver_log
+from tui.lazy_text import LazyText
 from tui.replay import ReplayApp, ReplayScreen, entry_for
 
 
@@ -127,3 +131,42 @@ def test_log_index_reads_what_we_wrote(tmp_path: Path) -> None:
     path.write_text(json.dumps({"type": "run_start", "task": "t"}) + "\n")
     with LogIndex(path) as index:
         assert index.scan_all() == 1
+
+
+async def test_a_reply_of_megabytes_shows_its_start_and_scrolls_to_its_end(
+    tmp_path: Path,
+) -> None:
+    reply = "FIRST LINE of the reply\n" + "the model goes on and on\n" * 80_000 + "LAST LINE"
+    path = tmp_path / "long.jsonl"
+    with AuditWriter(path) as writer:
+        writer.write({"type": "run_start", "schema": 2, "task": "read", "settings": {}})
+        writer.write({"type": "round", "round": 1, "action": {"name": "wait", "params": {}},
+                      "model_output": [{"type": "text", "text": reply}],
+                      "result": {"ok": True, "message": "waited"}})  # fmt: skip
+        writer.write({"type": "run_end", "outcome": "success"})
+    app = make_app(path, tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(pilot, lambda: screen_of(app).first_round_shown_at is not None)
+        await pilot.pause()
+        long_text = screen_of(app).panes.pane("model").query_one(LazyText)
+
+        def on_screen() -> str:
+            return "\n".join(long_text.render_line(y).text for y in range(long_text.size.height))
+
+        assert "FIRST LINE of the reply" in on_screen()
+        long_text.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert "LAST LINE" in on_screen() and "FIRST LINE" not in on_screen()
+
+
+async def test_a_log_from_another_machine_says_its_seal_was_not_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = await write_driver_log(tmp_path / "run.jsonl")
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "another-machine"))
+    app = make_app(log, tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await wait_until(pilot, lambda: screen_of(app).verify_report is not None)
+        await pilot.pause()
+        header = str(screen_of(app).header.render())
+        assert "seal not checked (no key)" in header and "sealed (" not in header

@@ -24,6 +24,19 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
+EPILOG_VERIFY = """\
+exit codes:
+  0  intact and sealed: every record's chain link and seal hold, run_end closes the run
+  1  edited, forged, reordered, dropped, re-hashed or appended: the first bad line is named
+  2  not a log: empty, binary, a directory, missing; or an unusable --key file
+  3  chain intact, seal not checked: no key for this log (pass --key FILE), or an old
+     (schema 1) log written before records were sealed
+  4  incomplete: no run_end, or a torn last line; the complete records before it verify
+
+Anyone with the key can forge a log it seals: keep it as private as the logs' honesty
+matters, and give it only to auditors.
+"""
+
 EPILOG_RUN = """\
 approval modes:
   ask    every page-changing action waits for you (default)
@@ -68,6 +81,8 @@ def _add_browser_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from core.audit.key import DATA_DIR_ENV
+
     parser = argparse.ArgumentParser(
         prog="handrail",
         description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
@@ -145,12 +160,44 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--follow", action="store_true", help="keep reading as a live run appends")
     replay.add_argument("--theme", default=None, metavar="NAME")
 
-    verify = sub.add_parser("verify", help="check an audit log's hash chain")
-    verify.add_argument("log", type=Path)
+    verify = sub.add_parser(
+        "verify",
+        help="check that an audit log is whole, unedited and sealed",
+        description=(
+            "Checks every record's hash-chain link and seal (a MAC under this installation's "
+            "key), and that run_end closes the run. Names the first bad line."
+        ),
+        epilog=EPILOG_VERIFY,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("log", type=Path, help="an audit log (.jsonl)")
+    verify.add_argument(
+        "--key",
+        type=Path,
+        metavar="FILE",
+        help="check the seals with this key (from `handrail key export` where the log was "
+        "written) instead of this installation's",
+    )
+
+    key = sub.add_parser(
+        "key",
+        help="the audit key that seals this installation's logs",
+        description=(
+            "Each installation seals its audit logs with its own key (32 random bytes, "
+            f"mode 0600, in $XDG_DATA_HOME/handrail or ~/.local/share/handrail; "
+            f"${DATA_DIR_ENV} overrides the folder)."
+        ),
+    )
+    key_sub = key.add_subparsers(dest="key_command", metavar="ACTION", required=True)
+    key_sub.add_parser(
+        "export",
+        help="print the key (hex) for an auditor: with it, `handrail verify --key FILE` "
+        "checks this installation's logs anywhere",
+    )
 
     demo = sub.add_parser(
         "demo",
-        help="watch handrail book a train on a bundled local site (no key needed)",
+        help="watch handrail book a train on a bundled local site (no API key needed)",
         description=(
             "Starts a small booking site on 127.0.0.1 and runs a fixed task on it. With "
             "ANTHROPIC_API_KEY set it uses Claude; without, a bundled scripted plan (said so "
@@ -205,7 +252,9 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             return _run(args)
         if args.command == "verify":
-            return _verify(args.log)
+            return _verify(args.log, args.key)
+        if args.command == "key":
+            return _key_export()
         if args.command == "replay":
             return _replay(args)
         if args.command == "demo":
@@ -323,20 +372,40 @@ def run_console(settings: RunSettings) -> int:
         return EXIT_INTERRUPTED
 
 
-def _verify(path: Path) -> int:
-    from core.audit import verify
+def _verify(path: Path, key_file: Path | None) -> int:
+    from core.audit import AuditKeyError, key_from_file, verify
 
-    if not path.is_file():
-        print(f"handrail verify: no such file: {path}", file=sys.stderr)
-        return EXIT_USAGE
-    report = verify(path)
-    if report.ok:
-        print(f"{path}: OK — {report.records} records, hash chain intact")
-    else:
-        print(f"{path}: BROKEN — {report.first_break}")
+    key = None
+    if key_file is not None:
+        try:
+            key = key_from_file(key_file)
+        except (OSError, AuditKeyError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            print(f"handrail verify: cannot use --key {key_file}: {reason}", file=sys.stderr)
+            return EXIT_USAGE
+    report = verify(path, key) if key is not None else verify(path)
+    print(f"{path}: {report.summary()}")
     for note in report.notes:
         print(f"  note: {note}")
-    return 0 if report.ok else 1
+    return report.exit_code
+
+
+def _key_export() -> int:
+    from core.audit import AuditKeyError, installation_key
+
+    try:
+        key = installation_key()
+    except (OSError, AuditKeyError) as exc:
+        print(f"handrail key export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(key.hex())
+    print(
+        f"handrail: this is the audit key in {key.source} (key id {key.key_id}). Whoever has "
+        "it can check this installation's logs with `handrail verify --key FILE`, and can "
+        "also forge them: give it to auditors only.",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -70,7 +70,7 @@ class ConsoleReporter:
             case ActionDone():
                 r = event.result
                 mark = "✓" if r.ok else ("?" if r.outcome == "unknown" else "✗")
-                decision = event.approval.get("decision")
+                decision = event.approval.decision
                 by = f" [{decision}]" if decision not in (None, "not_needed") else ""
                 text = r.message if r.ok else (r.error or r.message)
                 self._print(f"  {mark}{by} {_short(text, 200)}")

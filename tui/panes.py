@@ -14,11 +14,12 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, VerticalScroll
-from textual.content import Content
+from textual.content import Content, Span
 from textual.highlight import highlight
 from textual.widget import Widget
 from textual.widgets import Static, Tab, Tabs
 
+from tui.lazy_text import LAZY_CHARS, LazyText
 from tui.rounds import STATE_LABELS, RoundView, pretty, result_summary
 from tui.themes import meaning_variable, outcome_style
 
@@ -94,7 +95,23 @@ def model_output_content(output: Any) -> Content:
             parts.extend([_heading(f"── {kind}"), Content(pretty(block))])
     if not parts:
         return dim("the reply had no content blocks")
-    return Content("\n").join(parts)
+    return _stack(parts)
+
+
+def _stack(parts: list[Content]) -> Content:
+    """``Content("\\n").join(parts)`` for parts that may be megabytes long. ``join`` copies
+    text a character at a time and ``+`` measures cell widths: seconds for a 5 MB reply."""
+    texts: list[str] = []
+    spans: list[Span] = []
+    offset = 0
+    for index, part in enumerate(parts):
+        if index:
+            texts.append("\n")
+            offset += 1
+        texts.append(part.plain)
+        spans.extend(Span(start + offset, end + offset, style) for start, end, style in part.spans)
+        offset += len(part.plain)
+    return Content("".join(texts), spans, strip_control_codes=False)  # parts are stripped
 
 
 def action_content(view: RoundView) -> Content:
@@ -126,19 +143,19 @@ def action_content(view: RoundView) -> Content:
             )
     approval = view.approval
     if approval:
-        decision = str(approval.get("decision", "?"))
+        decision = approval.decision
         style = {
             "approved": outcome_style("approved"),
             "edited": outcome_style("approved"),
             "denied": outcome_style("denied"),
         }.get(decision, "")
         line = Content.assemble(("decision: ", "bold"), (decision, style))
-        if approval.get("by"):
-            line += Content(f" by {approval['by']}")
+        if approval.by:
+            line += Content(f" by {approval.by}")
         parts.append(line)
-        if approval.get("note"):
-            parts.append(Content(f"note: {approval['note']}"))
-        if isinstance(approval.get("edited_params"), dict):
+        if approval.note:
+            parts.append(Content(f"note: {approval.note}"))
+        if approval.edited_params is not None:
             parts.append(dim("parameters above are as edited by the person"))
     return Content("\n").join(parts)
 
@@ -151,7 +168,7 @@ def result_content(view: RoundView) -> Content:
         lines = result_summary(view.result)
         parts.append(Content.styled(lines[0] or "(no message)", f"bold {outcome_style(meaning)}"))
         parts.extend(Content(line) for line in lines[1:])
-    elif (view.approval or {}).get("decision") == "denied":
+    elif view.approval is not None and view.approval.decision == "denied":
         parts.append(Content.styled("denied: the action did not run", outcome_style("denied")))
     elif view.phase == "done":
         parts.append(dim("the action did not run"))
@@ -195,6 +212,7 @@ class Pane(VerticalScroll):
         padding: 0 1;
         &:focus { border: round $primary; border-title-color: $primary; }
         & > Static { width: 1fr; }
+        & > LazyText { display: none; }
     }
     """
 
@@ -204,19 +222,28 @@ class Pane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(dim("nothing selected"), id=f"{self.key}-body")
+        yield LazyText(id=f"{self.key}-long")
 
     def on_mount(self) -> None:
         number = PANE_IDS.index(self.key) + 1
         self.border_title = f"{number} {PANE_TITLES[self.key]}"
 
     def show(self, text: PaneText) -> None:
-        self.query_one(Static).update(text.body)
+        static, lazy = self.query_one(Static), self.query_one(LazyText)
+        long = len(text.body) > LAZY_CHARS
+        # A long text is rendered a screenful at a time; a Static would lay it all out.
+        static.update(Content("") if long else text.body)
+        lazy.show(text.body if long else Content(""))
+        static.display, lazy.display = not long, long
         self.border_subtitle = Content(text.subtitle).truncate(60, ellipsis=True)
         self.scroll_home(animate=False)
 
     @property
     def plain(self) -> str:
         """The pane's text as shown (for tests and copy)."""
+        lazy = self.query_one(LazyText)
+        if lazy.display:
+            return lazy.plain
         body = self.query_one(Static).visual
         return body.plain if isinstance(body, Content) else str(body)
 

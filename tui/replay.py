@@ -10,6 +10,7 @@ Lines that are not records (a torn last line, junk) get their own rows, marked `
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import sys
 import time
@@ -29,6 +30,16 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from core.audit import LogIndex, LogProblem, VerifyReport, verify
+from core.audit.records import (
+    IntentPairing,
+    IntentRecord,
+    OtherRecord,
+    PauseRecord,
+    RoundRecord,
+    RunEndRecord,
+    RunStartRecord,
+    record_of,
+)
 from tui.header import HeaderFacts
 from tui.help_screen import HelpSection
 from tui.observatory import ObservatoryApp, PaletteCommand
@@ -38,15 +49,14 @@ from tui.rounds import (
     action_target,
     duration_text,
     pretty,
-    round_from_record,
     round_label,
+    round_view,
     usage_tokens,
 )
 from tui.rounds_screen import RoundsScreen
 from tui.timeline import TimelineRow
 
 EntryKind = Literal["start", "round", "intent", "pause", "end", "problem", "other"]
-Tag = Literal["approval", "denial", "error", "pause"]
 
 SCAN_FIRST_BATCH = 200
 """Lines in the scan's first step: small, so the first round shows at once."""
@@ -75,17 +85,6 @@ class ReplayEntry:
     ts: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RunFacts:
-    """What the header says about a replayed run (from its ``run_start``)."""
-
-    task: str = ""
-    model: str = ""
-    browser: str = ""
-    max_rounds: int = 0
-    started: str | None = None
-
-
 def _text(*parts: Any) -> str:
     return " ".join(
         p if isinstance(p, str) else json.dumps(p, ensure_ascii=False, default=str)
@@ -105,74 +104,84 @@ def entry_for(line: int, item: dict[str, Any] | LogProblem) -> ReplayEntry:
             tags=frozenset({"error"}),
             search=label.lower(),
         )
-    kind = item.get("type")
-    ts = item.get("ts") if isinstance(item.get("ts"), str) else None
-    number = item.get("round") if isinstance(item.get("round"), int) else None
-    if kind == "run_start":
-        return ReplayEntry(
-            "start",
-            line,
-            TimelineRow("", f"start: {item.get('task', '')}", "ok"),
-            ts=ts,
-            search=_text(item.get("task")),
-        )
-    if kind == "round":
-        view = round_from_record(item, line)
-        tags: set[str] = set()
-        decision = (view.approval or {}).get("decision")
-        by = (view.approval or {}).get("by")
-        if decision in ("approved", "edited") and by not in ("policy", "auto", None):
+    record = record_of(item)
+    match record:
+        case RunStartRecord():
+            return ReplayEntry(
+                "start",
+                line,
+                TimelineRow("", f"start: {record.task}", "ok"),
+                ts=record.ts,
+                search=_text(record.task),
+            )
+        case RoundRecord():
+            return _round_entry(line, record)
+        case IntentRecord():
+            action = record.action
+            label = (
+                f"{(action or {}).get('name', '?')} {action_target(action)}".strip()
+                + " (no result recorded)"
+            )
+            row = TimelineRow(str(record.round or "?"), label, "unknown")
+            return ReplayEntry(
+                "intent", line, row, record.round, frozenset({"error"}), _text(action), record.ts
+            )
+        case PauseRecord():
+            if record.resumed:
+                label = f"person chose: {record.response}"
+            else:
+                label = f"paused: {record.kind}: {record.detail}"
+            row = TimelineRow(str(record.round or ""), label, "paused")
+            return ReplayEntry(
+                "pause",
+                line,
+                row,
+                record.round,
+                frozenset({"pause"}),
+                _text(label, record.url),
+                record.ts,
+            )
+        case RunEndRecord():
+            label = f"end: {record.outcome}" + (f": {record.answer}" if record.answer else "")
+            return ReplayEntry(
+                "end",
+                line,
+                TimelineRow("", label, _END_MEANING.get(record.outcome, "error")),
+                ts=record.ts,
+                search=_text(label, record.reason),
+            )
+        case OtherRecord():
+            return ReplayEntry(
+                "other",
+                line,
+                TimelineRow("", f"record: {record.type}", "skipped"),
+                record.round,
+                ts=record.ts,
+                search=_text(record.type),
+            )
+
+
+def _round_entry(line: int, record: RoundRecord) -> ReplayEntry:
+    view = round_view(record, line)
+    tags: set[str] = set()
+    approval = record.approval
+    if approval is not None:
+        if approval.decision in ("approved", "edited") and approval.by not in ("policy", "auto"):
             tags.add("approval")
-        if decision == "denied":
+        if approval.decision == "denied":
             tags.add("denial")
-        meaning = view.meaning()
-        if meaning in ("error", "unknown"):
-            tags.add("error")
-        result = view.result or {}
-        search = _text(
-            view.action_json(), view.action_error, view.url, view.title,
-            result.get("message"), result.get("error"), (view.approval or {}).get("note"),
-        )  # fmt: skip
-        row = TimelineRow(
-            str(view.number), round_label(view), meaning, duration_text(view.duration_ms)
-        )
-        return ReplayEntry("round", line, row, number, frozenset(tags), search, ts)
-    if kind == "intent":
-        action = item.get("action") if isinstance(item.get("action"), dict) else None
-        label = (
-            f"{(action or {}).get('name', '?')} {action_target(action)}".strip()
-            + " (no result recorded)"
-        )
-        row = TimelineRow(str(number or "?"), label, "unknown")
-        return ReplayEntry("intent", line, row, number, frozenset({"error"}), _text(action), ts)
-    if kind in ("human_pause", "human_resume"):
-        if kind == "human_pause":
-            label = f"paused: {item.get('kind', '?')}: {item.get('detail', '')}"
-        else:
-            label = f"person chose: {item.get('response', '?')}"
-        row = TimelineRow(str(number or ""), label, "paused")
-        return ReplayEntry(
-            "pause", line, row, number, frozenset({"pause"}), _text(label, item.get("url")), ts
-        )
-    if kind == "run_end":
-        outcome = str(item.get("outcome", "?"))
-        label = f"end: {outcome}" + (f": {item['answer']}" if item.get("answer") else "")
-        end_meaning = _END_MEANING.get(outcome, "error")
-        return ReplayEntry(
-            "end",
-            line,
-            TimelineRow("", label, end_meaning),
-            ts=ts,
-            search=_text(label, item.get("reason")),
-        )
-    return ReplayEntry(
-        "other",
-        line,
-        TimelineRow("", f"record: {kind}", "skipped"),
-        number,
-        ts=ts,
-        search=_text(kind),
+    meaning = view.meaning()
+    if meaning in ("error", "unknown"):
+        tags.add("error")
+    result = record.result or {}
+    search = _text(
+        view.action_json(), record.action_error, record.url, record.title,
+        result.get("message"), result.get("error"), approval.note if approval else None,
+    )  # fmt: skip
+    row = TimelineRow(
+        str(record.round), round_label(view), meaning, duration_text(view.duration_ms)
     )
+    return ReplayEntry("round", line, row, record.round, frozenset(tags), search, record.ts)
 
 
 class ReplayRows:
@@ -232,7 +241,7 @@ class ReplayScreen(RoundsScreen):
             start: int,
             entries: list[ReplayEntry],
             tokens: int,
-            facts: RunFacts | None,
+            facts: RunStartRecord | None,
             done: bool,
         ) -> None:
             super().__init__()
@@ -249,14 +258,15 @@ class ReplayScreen(RoundsScreen):
         self.follow = follow
         self.following = follow
         self.index: LogIndex | None = None
-        self.facts = RunFacts()
+        self.facts = RunStartRecord()
         self.tokens = 0
         self.scan_done = False
         self.verify_report: VerifyReport | None = None
+        self.verify_started = False
         self.verify_error: str | None = None
         self.query_text = ""
         self.first_round_shown_at: float | None = None
-        """``time.perf_counter()`` when a round's record was first on screen (for the bench)."""
+        """``time.perf_counter()`` after the refresh that first drew a round (for the bench)."""
         self.scan_done_at: float | None = None
 
     def compose_extra(self) -> ComposeResult:
@@ -283,7 +293,17 @@ class ReplayScreen(RoundsScreen):
             )
             return
         self._scan()
-        self._verify()
+
+    def _stamp_first_round(self) -> None:
+        if self.first_round_shown_at is None:
+            self.first_round_shown_at = time.perf_counter()
+
+    def _start_verify(self) -> None:
+        """Verify once the first rows are drawn: the verifier parses every line in a thread,
+        and would otherwise hold the interpreter while the first round waits to be shown."""
+        if not self.verify_started:
+            self.verify_started = True
+            self._verify()
 
     def on_unmount(self) -> None:
         if self.index is not None:
@@ -300,7 +320,7 @@ class ReplayScreen(RoundsScreen):
         done = 0
         tail_torn = False
         tokens = 0
-        facts: RunFacts | None = None
+        facts: RunStartRecord | None = None
         posted = False
         pending: int | None = None
         """Index from which the screen's entries are stale (None: the screen is up to date)."""
@@ -314,6 +334,7 @@ class ReplayScreen(RoundsScreen):
             )
             pending, facts, unposted_lines, posted = None, None, 0, True
 
+        pairing = IntentPairing()
         while True:
             for total in index.scan(SCAN_FIRST_BATCH):
                 if tail_torn:
@@ -324,22 +345,30 @@ class ReplayScreen(RoundsScreen):
                     tail_torn = False
                 for line in range(done, total):
                     item = index.line(line)
-                    entry = entry_for(line, item)
                     if isinstance(item, LogProblem) and item.kind == "torn":
                         tail_torn = True
-                    elif isinstance(item, dict):
-                        if item.get("type") == "run_start":
-                            facts = _run_facts(item)
-                        elif item.get("type") == "round" and isinstance(item.get("usage"), dict):
-                            tokens += usage_tokens(item["usage"])
+                    record = record_of(item) if isinstance(item, dict) else None
+                    if isinstance(record, RunStartRecord):
+                        facts = record
+                    elif isinstance(record, RoundRecord):
+                        tokens += usage_tokens(record.usage)
+                    elif isinstance(record, IntentRecord):
+                        pairing.intent(record.round, line)
                     if pending is None:
                         pending = len(entries)
-                    paired = _intent_of(entries, entry) if entry.kind == "round" else None
-                    if paired is not None:
-                        # An intent and its own round record are one round: keep the round.
-                        del entries[paired]
-                        pending = min(pending, paired)
-                    entries.append(entry)
+                    if isinstance(record, RoundRecord):
+                        intent_line = pairing.complete(record.round)
+                        paired = _entry_at(entries, intent_line)
+                        if paired is not None:
+                            # An intent and its own round record are one round: keep the round.
+                            del entries[paired]
+                            pending = min(pending, paired)
+                    entries.append(entry_for(line, item))
+                    if not posted and entries[-1].kind == "round":
+                        # The first round goes on screen now, not after the rest of the
+                        # first batch (which may hold megabytes of later rounds).
+                        post(done_now=False)
+                        await asyncio.sleep(0)
                 unposted_lines += total - done
                 done = total
                 # The first step is posted at once; later ones are gathered so the screen
@@ -364,6 +393,7 @@ class ReplayScreen(RoundsScreen):
                 self.verify_error = str(event.worker.error)
             self.refresh_header()
         elif event.worker.group == "scan" and event.state == WorkerState.ERROR:
+            self._start_verify()
             self.app.notify(
                 f"Reading the log stopped: {event.worker.error}", severity="error", markup=False
             )
@@ -380,6 +410,7 @@ class ReplayScreen(RoundsScreen):
         self.scan_done = message.done
         if message.done and self.scan_done_at is None:
             self.scan_done_at = time.perf_counter()
+        self.call_after_refresh(self._start_verify)
         if not entries:
             self.refresh_header()
             if message.done:
@@ -410,9 +441,11 @@ class ReplayScreen(RoundsScreen):
             title = item.describe() if isinstance(item, LogProblem) else "unreadable line"
             panes.show_message(f"Not a record: {title}", Content(text), pane="digest")
         elif entry.kind == "round":
-            panes.show_round(round_from_record(item, entry.line))
+            record = record_of(item)
+            if isinstance(record, RoundRecord):
+                panes.show_round(round_view(record, entry.line))
             if self.first_round_shown_at is None:
-                self.first_round_shown_at = time.perf_counter()
+                self.call_after_refresh(self._stamp_first_round)
         elif entry.kind == "intent":
             view = RoundView(number=entry.round or 0, line=entry.line, phase="done")
             action = item.get("action")
@@ -428,12 +461,13 @@ class ReplayScreen(RoundsScreen):
         elif entry.kind == "start":
             panes.show_message(
                 "Run started",
-                Content(pretty({k: v for k, v in item.items() if k not in ("prev",)})),
+                Content(pretty({k: v for k, v in item.items() if k not in ("prev", "mac")})),
                 pane="digest",
             )
         elif entry.kind == "end":
             panes.show_message(
-                "Run ended", Content(pretty({k: v for k, v in item.items() if k not in ("prev",)}))
+                "Run ended",
+                Content(pretty({k: v for k, v in item.items() if k not in ("prev", "mac")})),
             )
         else:
             panes.show_message("Record", Content(pretty(item)))
@@ -443,8 +477,13 @@ class ReplayScreen(RoundsScreen):
         facts = self.facts
         if self.verify_report is not None:
             report = self.verify_report
-            if report.ok:
-                state, meaning = f"replay · verified ({report.records} records)", "approved"
+            if report.status == "sealed":
+                state, meaning = f"replay · verified, sealed ({report.records} records)", "approved"
+            elif report.ok:
+                state = f"replay · verified {report.records} records: {report.seal_text()}"
+                meaning = "unknown"
+                if report.status == "incomplete":
+                    state += ", run incomplete"
             else:
                 state, meaning = f"replay · NOT verified: {report.first_break}", "error"
         elif self.verify_error is not None:
@@ -456,7 +495,7 @@ class ReplayScreen(RoundsScreen):
         cursor = self.timeline.cursor if self.is_mounted else -1
         entry = self.rows.entries[cursor] if 0 <= cursor < len(self.rows.entries) else None
         elapsed = None
-        start, at = _parse_ts(facts.started), _parse_ts(entry.ts if entry else None)
+        start, at = _parse_ts(facts.ts), _parse_ts(entry.ts if entry else None)
         if start is not None and at is not None:
             elapsed = max(0.0, (at - start).total_seconds())
         return HeaderFacts(
@@ -543,31 +582,12 @@ class ReplayScreen(RoundsScreen):
         yield from super().palette_commands()
 
 
-_PAIR_LOOKBACK = 8
-
-
-def _intent_of(entries: list[ReplayEntry], entry: ReplayEntry) -> int | None:
-    """Index of the intent row of ``entry``'s round among the last few rows, when only
-    intents, pauses and unreadable lines stand between them."""
-    for i in range(len(entries) - 1, max(-1, len(entries) - 1 - _PAIR_LOOKBACK), -1):
-        other = entries[i]
-        if other.kind == "intent" and other.round == entry.round:
-            return i
-        if other.kind not in ("intent", "pause", "problem"):
-            return None
-    return None
-
-
-def _run_facts(record: dict[str, Any]) -> RunFacts:
-    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
-    max_rounds = record.get("max_rounds", (settings or {}).get("max_rounds", 0))
-    return RunFacts(
-        task=str(record.get("task", "")),
-        model=str(record.get("model", "")),
-        browser=str(record.get("browser", "")),
-        max_rounds=max_rounds if isinstance(max_rounds, int) else 0,
-        started=record.get("ts") if isinstance(record.get("ts"), str) else None,
-    )
+def _entry_at(entries: list[ReplayEntry], line: int | None) -> int | None:
+    """Index of the entry showing log line ``line`` (entries are in line order)."""
+    if line is None:
+        return None
+    i = bisect.bisect_left(entries, line, key=lambda e: e.line)
+    return i if i < len(entries) and entries[i].line == line else None
 
 
 class ReplayApp(ObservatoryApp):

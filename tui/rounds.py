@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from core.audit.records import ApprovalRecord, RoundRecord
 from core.events import (
     ActionDone,
     ActionIntent,
@@ -66,16 +68,16 @@ class RoundView:
     digest: str | None = None
     model_output: Any = None
     """The reply verbatim: a list of content blocks, or text."""
-    usage: dict[str, Any] = field(default_factory=dict)
-    action: dict[str, Any] | None = None
+    usage: Mapping[str, Any] = field(default_factory=dict)
+    action: Mapping[str, Any] | None = None
     """``{"name", "params", "reason"?}`` as parsed."""
     action_error: str | None = None
     element_line: str | None = None
     why: str | None = None
     """Why the action needed approval, when it did."""
     risky: bool = False
-    approval: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
+    approval: ApprovalRecord | None = None
+    result: Mapping[str, Any] | None = None
     pauses: list[dict[str, Any]] = field(default_factory=list)
     duration_ms: float | None = None
     phase: Phase = "observing"
@@ -84,7 +86,7 @@ class RoundView:
 
     def meaning(self) -> Meaning:
         """The round's outcome in the words the colours use."""
-        decision = (self.approval or {}).get("decision")
+        decision = self.approval.decision if self.approval is not None else None
         if self.phase == "paused":
             return "paused"
         if self.phase != "done" and self.result is None and decision != "denied":
@@ -108,9 +110,8 @@ class RoundView:
         if self.action is None:
             return None
         out = dict(self.action)
-        edited = (self.approval or {}).get("edited_params")
-        if isinstance(edited, dict):
-            out["params"] = edited
+        if self.approval is not None and self.approval.edited_params is not None:
+            out["params"] = dict(self.approval.edited_params)
         return out
 
 
@@ -179,11 +180,7 @@ class RunView:
             case ApprovalGiven():
                 view = self.round(event.round)
                 decision = event.decision
-                view.approval = {"decision": decision.decision, "by": decision.by}
-                if decision.edited_params is not None:
-                    view.approval["edited_params"] = decision.edited_params
-                if decision.note:
-                    view.approval["note"] = decision.note
+                view.approval = ApprovalRecord.of(decision)
                 view.phase = "thinking" if decision.decision in ("denied", "abort") else "acting"
                 self.state = "thinking"
                 return view
@@ -212,7 +209,7 @@ class RunView:
                 if event.action is not None:
                     view.action = event.action.to_json()
                 view.result = event.result.to_json()
-                view.approval = dict(event.approval)
+                view.approval = event.approval
                 view.duration_ms = event.duration_ms
                 view.phase = "done"
                 self.state = "thinking"
@@ -226,7 +223,7 @@ class RunView:
         return None
 
 
-def usage_tokens(usage: dict[str, Any]) -> int:
+def usage_tokens(usage: Mapping[str, Any]) -> int:
     """Input plus output tokens from an Anthropic- or OpenAI-shaped usage dict."""
     total = 0
     for key in ("input_tokens", "output_tokens", "prompt_tokens", "completion_tokens"):
@@ -236,43 +233,24 @@ def usage_tokens(usage: dict[str, Any]) -> int:
     return total
 
 
-def round_from_record(record: dict[str, Any], line: int | None = None) -> RoundView:
-    """A finished round from its audit-log ``round`` record (tolerant of missing fields)."""
-    raw_round = record.get("round")
-    view = RoundView(number=raw_round if isinstance(raw_round, int) else 0, line=line)
-    view.url = str(record.get("url") or "")
-    view.title = str(record.get("title") or "")
-    observation = record.get("observation")
-    view.digest = (
-        observation if isinstance(observation, str) or observation is None else pretty(observation)
+def round_view(record: RoundRecord, line: int | None = None) -> RoundView:
+    """A finished round as replay shows it, from its audit-log record."""
+    return RoundView(
+        number=record.round,
+        url=record.url,
+        title=record.title,
+        digest=record.observation,
+        model_output=record.model_output,
+        usage=record.usage,
+        action=record.action,
+        action_error=record.action_error,
+        element_line=record.element,
+        approval=record.approval,
+        result=record.result,
+        duration_ms=record.duration_ms,
+        phase="done",
+        line=line,
     )
-    view.model_output = record.get("model_output")
-    usage = record.get("usage")
-    view.usage = usage if isinstance(usage, dict) else {}
-    action = record.get("action")
-    if isinstance(action, dict):
-        if "error" in action and "name" not in action:
-            view.action_error = str(action["error"])
-        else:
-            view.action = action
-    element_line = record.get("element", record.get("element_line"))
-    view.element_line = element_line if isinstance(element_line, str) else None
-    approval = record.get("approval")
-    view.approval = approval if isinstance(approval, dict) else None
-    result = record.get("result")
-    view.result = result if isinstance(result, dict) else None
-    timing = record.get("timing_ms")
-    if isinstance(timing, int | float):
-        view.duration_ms = float(timing)
-    elif isinstance(timing, dict):
-        whole = timing.get("round")
-        parts = [v for v in timing.values() if isinstance(v, int | float)]
-        if isinstance(whole, int | float):
-            view.duration_ms = float(whole)
-        elif parts:
-            view.duration_ms = float(sum(parts))
-    view.phase = "done"
-    return view
 
 
 # --- short texts for the timeline and the header -----------------------------------------
@@ -296,7 +274,7 @@ def element_name(element_line: str | None) -> str:
     return found.group(1).strip() if found else ""
 
 
-def action_target(action: dict[str, Any] | None, element_line: str | None = None) -> str:
+def action_target(action: Mapping[str, Any] | None, element_line: str | None = None) -> str:
     """A few words naming what an action aims at: ``[12] Book now``, ``example.com/a``."""
     if not action:
         return ""
@@ -360,7 +338,7 @@ def elapsed_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def result_summary(result: dict[str, Any]) -> list[str]:
+def result_summary(result: Mapping[str, Any]) -> list[str]:
     """The result pane's lines: message, error, what changed, notices."""
     lines = [str(result.get("message", ""))]
     if result.get("error") and result.get("error") != result.get("message"):

@@ -24,6 +24,8 @@ from anthropic.types import ToolParam
 from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply, tool_definitions
 from core.allowlist import DomainGuard
 from core.audit.records import ApprovalRecord
+from core.browser import BrowserError
+from core.cdp import CDPError
 from core.context import Context, ToolOutcome, Turn
 from core.envelope import wrap
 from core.events import (
@@ -36,6 +38,7 @@ from core.events import (
     ApprovalRequest,
     Event,
     EventSink,
+    HumanKind,
     HumanNeeded,
     HumanRequest,
     HumanReturned,
@@ -52,7 +55,7 @@ from core.page import DialogInfo, Page, TargetExpectation
 from core.policy import Assessment, Finding, Gate, detect_handover, looks_like_credential_prompt
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult
-from core.secrets import Secrets, SecretsError
+from core.secrets import Secrets, SecretsError, only_placeholders
 from core.snapshot import Snapshot, escape_page_text
 
 log = structlog.get_logger("handrail.agent")
@@ -60,6 +63,12 @@ log = structlog.get_logger("handrail.agent")
 MAX_CONSECUTIVE_FAILURES = 5
 SAME_FAILURE_WARNING = 3
 MAX_REAPPROVALS = 3
+# What the hands call a sensitive field → the kind of hand-over it becomes.
+_SENSITIVE_HANDOVER: dict[str, HumanKind] = {
+    "password": "password",
+    "one-time code": "otp",
+    "card": "payment",
+}
 Outcome = Literal[
     "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error"
 ]
@@ -159,6 +168,11 @@ class Agent:
             raise
         except ModelError as exc:
             finished = self._finished("error", f"the model call failed: {exc}", 1)
+        except (BrowserError, CDPError, OSError) as exc:
+            # Whatever a page does, the run ends with its record, never with a traceback.
+            log.warning("agent.browser_failed", error=repr(exc))
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            finished = self._finished("error", f"the browser stopped answering: {first}", 1)
         self.emit(finished)
         return finished
 
@@ -337,8 +351,22 @@ class Agent:
             self.emit(ActionIntent(round=n, action=action, sensitive=assessment.sensitive))
             started = time.monotonic()
             expect = self._expectation(action, snapshot)
-            result = await self._dispatch(dispatched, expect)
-            if result.code == "target_changed" and approval.by_person:
+            secret = action.name == "type" and only_placeholders(str(action.params.get("text")))
+            result = await self._dispatch(dispatched, expect, secret=secret)
+            if result.code == "sensitive_field":
+                # Judged at dispatch on the field as it was then: the page is a hand-over.
+                kind = _SENSITIVE_HANDOVER.get(
+                    str((result.data or {}).get("sensitive")), "password"
+                )
+                finding = Finding(kind, result.error or result.message)
+                await self._hand_over(n, finding, snapshot.url, snapshot.title)
+                self._acknowledged.add(_ack_key(snapshot.url, finding.kind))
+                self._notes.append(
+                    "The person was asked to fill in a password, code or card field and has handed "
+                    "control back. Do not type into such fields yourself."
+                )
+                return self._for_model(result), approval, started
+            if result.code == "target_changed" and self.gate.mode != "none":
                 # The page changed between the person's decision and dispatch: ask again
                 # about what is there now, never act on a target the person did not see.
                 changed_note = result.message
@@ -361,14 +389,17 @@ class Agent:
         assessment: Assessment,
         changed_note: str | None,
     ) -> tuple[ApprovalDecision | None, ApprovalRecord]:
+        # After the target changed under an approval, the person is asked about what is there
+        # now, even for an action the policy would have let through on its own.
+        must_ask = changed_note is not None and self.gate.mode != "none"
         approval: ApprovalRecord | None = None
-        if not assessment.needs_approval:
+        if not assessment.needs_approval and not must_ask:
             approval = (
                 ApprovalRecord.automatic()
                 if assessment.page_changing
                 else ApprovalRecord.not_needed()
             )
-        elif not assessment.risky and self.gate.kind_preapproved(action.name):
+        elif not assessment.risky and not must_ask and self.gate.kind_preapproved(action.name):
             approval = ApprovalRecord.kind_approved()
         if approval is not None:
             self.emit(ApprovalGiven(round=n, decision=ApprovalDecision("approved", by=approval.by)))
@@ -429,13 +460,15 @@ class Agent:
             url=snapshot.url, index=index, name=element.name, rect=element.rect
         )
 
-    async def _dispatch(self, action: Action, expect: TargetExpectation | None) -> ActionResult:
+    async def _dispatch(
+        self, action: Action, expect: TargetExpectation | None, *, secret: bool = False
+    ) -> ActionResult:
         # The hands have their own timeouts; this outer bound guards against anything that
         # escapes them. What happened then is unknown, and is never retried.
         limit = self.config.action_timeout + 15
         try:
             async with asyncio.timeout(limit):
-                return await self.page.dispatch(action, expect=expect)
+                return await self.page.dispatch(action, expect=expect, secret=secret)
         except TimeoutError:
             return ActionResult.unknown(
                 f"{action.name} did not finish within {limit:g} s; whether it took effect is unknown. "

@@ -373,7 +373,7 @@ async def test_maxlength_cut_is_reported(page: Page, tab: Tab, site: FixtureSite
 
 async def test_password_is_never_echoed(page: Page, tab: Tab, site: FixtureSite) -> None:
     snap = await open_page(page, site, "/page/fields.html")
-    result = await page.type(index_of(snap, "Password"), "hunter2-secret")
+    result = await page.type(index_of(snap, "Password"), "hunter2-secret", secret=True)
     assert result.ok
     assert await page_eval(tab, "document.getElementById('pw').value") == "hunter2-secret"
     assert "hunter2" not in result.message and "14 characters" in result.message
@@ -381,7 +381,7 @@ async def test_password_is_never_echoed(page: Page, tab: Tab, site: FixtureSite)
 
 async def test_card_number_is_never_echoed(page: Page, tab: Tab, site: FixtureSite) -> None:
     snap = await open_page(page, site, "/page/fields.html")
-    result = await page.type(index_of(snap, "Card number"), "4111111111111111")
+    result = await page.type(index_of(snap, "Card number"), "4111111111111111", secret=True)
     assert await page_eval(tab, "document.getElementById('card').value") == "4111111111111111"
     assert "4111" not in result.message and "16 characters" in result.message
 

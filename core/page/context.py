@@ -16,6 +16,7 @@ from core.page.dialogs import Dialogs
 from core.page.downloads import Downloads
 from core.page.tabs import TabWatch, TabWatcher
 from core.result import ErrorCode
+from core.sensitive import judge_source
 from core.world import world_call
 
 _PAGE_JS = Path(__file__).with_name("page.js")
@@ -85,21 +86,27 @@ class Refused(Exception):
     """An action refused before anything was sent to the page (becomes a failure result)."""
 
     def __init__(
-        self, message: str, error: str | None = None, *, code: ErrorCode = "refused"
+        self,
+        message: str,
+        error: str | None = None,
+        *,
+        code: ErrorCode = "refused",
+        data: Any = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.error = error or message
         self.code: ErrorCode = code
+        self.data = data
 
 
 @functools.cache
 def _call_source() -> str:
     return (
         "function (name, args) {\n"
-        "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = (\n"
+        "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = ((judgeSensitive) => (\n"
         f"{_PAGE_JS.read_text(encoding='utf-8')}\n"
-        "  ));\n"
+        f"  ))({judge_source()}));\n"
         "  return api[name](...args);\n"
         "}"
     )

@@ -3,14 +3,21 @@
 An alert is dismissed and a beforeunload accepted at once; a confirm or prompt goes to the
 ``decider`` (the person, through the agent) when there is one, and is cancelled otherwise.
 While a decider is deciding, the action runner stops its clock (:attr:`Dialogs.deciding`).
+
+A dialog storm (:data:`STORM_DIALOGS` dialogs within :data:`STORM_SECONDS` of the page's own
+time, i.e. not counting time a person spent deciding) makes the tab hostile: every further
+dialog of it is dismissed at once, its scripts are stopped and the tab is closed
+(``on_storm``); the next action continues in a new tab, and the model and the person read why.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import structlog
 
@@ -21,6 +28,8 @@ from core.page.messages import clip, first_line, with_article
 log = structlog.get_logger("handrail.page")
 
 DialogType = Literal["alert", "confirm", "prompt", "beforeunload"]
+
+STORM_DIALOGS, STORM_SECONDS = 20, 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +66,31 @@ class Dialogs:
         self.no_decision_pending = asyncio.Event()
         self.no_decision_pending.set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.on_storm: Callable[[Tab], Awaitable[None]] | None = None
+        """Stops a hostile tab (set by the hands: scripts off, tab closed)."""
+        self.hostile: dict[str, str] = {}
+        """target id → why the tab was treated as hostile, worded for the model."""
+        self._recent: dict[str, deque[float]] = {}
+        self._deciding_since = 0.0
+        self._decided_seconds = 0.0
+        self._storm_notices: list[str] = []
+
+    def _page_clock(self) -> float:
+        """Seconds that exclude time spent waiting for a person's decision."""
+        now = time.monotonic()
+        waiting = now - self._deciding_since if self.deciding else 0.0
+        return now - self._decided_seconds - waiting
 
     def on_opening(self, tab: Tab, p: JSON) -> None:
         """``Page.javascriptDialogOpening`` in ``tab``: record it and answer it in a task."""
+        if tab.target_id in self.hostile:
+            self._spawn(self._dismiss(tab, p))
+            return
+        recent = self._recent.setdefault(tab.target_id, deque(maxlen=STORM_DIALOGS))
+        recent.append(self._page_clock())
+        if len(recent) == STORM_DIALOGS and recent[-1] - recent[0] <= STORM_SECONDS:
+            self._storm(tab, p)
+            return
         kind = p.get("type", "alert")
         if kind not in ("alert", "confirm", "prompt", "beforeunload"):
             kind = "alert"
@@ -76,11 +107,51 @@ class Dialogs:
         # The action that opened the dialog is blocked in its CDP call until we answer.
         if info.type in ("confirm", "prompt") and self.decider is not None:
             record.asks_decider = True
+            if not self.deciding:
+                self._deciding_since = time.monotonic()
             self.deciding += 1
             self.no_decision_pending.clear()
-        task = asyncio.get_running_loop().create_task(self._answer(tab, record))
+        self._spawn(self._answer(tab, record))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _storm(self, tab: Tab, p: JSON) -> None:
+        url = str(p.get("url", tab.url))
+        why = (
+            f"the page at {url} opened {STORM_DIALOGS} dialogs within {STORM_SECONDS:g} s (a "
+            "dialog storm); handrail treated the tab as hostile, stopped its scripts and closed it"
+        )
+        self.hostile[tab.target_id] = why
+        self._storm_notices.append(why + ". The next action continues in a new tab.")
+        log.warning("page.dialog_storm", url=url)
+        self._spawn(self._stop_hostile(tab, p))
+
+    async def _stop_hostile(self, tab: Tab, p: JSON) -> None:
+        try:
+            await tab.send("Emulation.setScriptExecutionDisabled", {"value": True}, timeout=5)
+        except CDPError as exc:
+            log.info("page.storm_scripts_not_stopped", error=first_line(exc))
+        await self._dismiss(tab, p)
+        if self.on_storm is not None:
+            try:
+                await self.on_storm(tab)
+            except CDPError as exc:
+                log.warning("page.storm_tab_not_closed", error=first_line(exc))
+
+    async def _dismiss(self, tab: Tab, p: JSON) -> None:
+        params: JSON = {"accept": p.get("type") == "beforeunload"}
+        try:
+            await tab.send("Page.handleJavaScriptDialog", params, timeout=5)
+        except CDPError as exc:
+            log.info("page.dialog_not_dismissed", error=first_line(exc))
+
+    def storm_notices(self) -> list[str]:
+        """Tabs made hostile since last asked, worded once each."""
+        notices, self._storm_notices = self._storm_notices, []
+        return notices
 
     def on_closed(self) -> None:
         self.open = None
@@ -103,6 +174,7 @@ class Dialogs:
             if record.asks_decider:
                 self.deciding -= 1
                 if not self.deciding:
+                    self._decided_seconds += time.monotonic() - self._deciding_since
                     self.no_decision_pending.set()
             if info.type == "prompt" and accept and text is None:
                 text = info.default_prompt

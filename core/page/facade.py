@@ -34,13 +34,14 @@ the action families (:mod:`.navigation`, :mod:`.pointer`, :mod:`.forms`, :mod:`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Literal
 
 import structlog
 
 from core.actions import Action
-from core.browser import Browser
+from core.browser import Browser, BrowserError, Tab
 from core.cdp import ConnectionClosed, SessionClosed
 from core.keys import KeySpecError, parse_keys
 from core.page import capture, forms, navigation, pointer, script
@@ -81,6 +82,7 @@ class Page:
         )
         dialogs = Dialogs()
         dialogs.decider = dialog_decider
+        dialogs.on_storm = self._close_hostile
         downloads = Downloads(self._downloads_folder)
         tabs = TabWatcher(browser, dialogs, downloads, downloads_dir)
         self._hands = Hands(browser, options, dialogs, downloads, tabs)
@@ -113,6 +115,12 @@ class Page:
         options = self.browser.launch_options
         return options.downloads_dir if options is not None else None
 
+    async def _close_hostile(self, tab: Tab) -> None:
+        """A tab that stormed dialogs is closed; the next action opens a new one."""
+        if tab.target_id in self.browser.tabs and not tab.closed:
+            with contextlib.suppress(BrowserError):
+                await self.browser.close_tab(tab)
+
     def close(self) -> None:
         """Stop watching the browser (tabs, downloads, dialogs). The browser stays open."""
         self._hands.tabs.close()
@@ -144,6 +152,7 @@ class Page:
                 log.info("page.observe_retry", error=first_line(exc))
                 await asyncio.sleep(0.2 * (attempt + 1))
         notices += hands.downloads.finished_notices()
+        notices += hands.dialogs.storm_notices()
         notices += hands.dialogs.unreported_notices()
         if hands.dialogs.open is not None:
             d = hands.dialogs.open
@@ -155,9 +164,10 @@ class Page:
         return self._hands.tabs.descriptions()
 
     async def dispatch(
-        self, action: Action, *, expect: TargetExpectation | None = None
+        self, action: Action, *, expect: TargetExpectation | None = None, secret: bool = False
     ) -> ActionResult:
-        """Run one parsed action. Never raises for page problems; only CancelledError."""
+        """Run one parsed action. Never raises for page problems; only CancelledError.
+        ``secret``: a ``type`` action's text is only configured secrets (see :meth:`type`)."""
         p = action.params
         try:
             match action.name:
@@ -172,6 +182,7 @@ class Page:
                         clear=bool(p.get("clear", True)),
                         submit=bool(p.get("submit", False)),
                         expect=expect,
+                        secret=secret,
                     )
                 case "press_key":
                     return await self.press_key(str(p["keys"]))
@@ -237,14 +248,19 @@ class Page:
         clear: bool = True,
         submit: bool = False,
         expect: TargetExpectation | None = None,
+        secret: bool = False,
     ) -> ActionResult:
         """Focus field ``[index]``, optionally clear it, type ``text`` (key presses, so
         framework-controlled inputs and keyup listeners see it), optionally press Enter;
-        the result says what the field holds afterwards (never a password's value)."""
+        the result says what the field holds afterwards (never a password's value).
+
+        A password, one-time-code or card field (judged when the action starts and again
+        once the field has the focus) is refused (``code == "sensitive_field"``) unless
+        ``secret`` says the text is only configured secrets."""
         return await run_action(
             self._hands,
             "type",
-            lambda ctx: forms.type_text(ctx, index, text, clear, submit, expect),
+            lambda ctx: forms.type_text(ctx, index, text, clear, submit, expect, secret=secret),
         )
 
     async def press_key(self, keys: str) -> ActionResult:

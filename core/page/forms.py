@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
+from typing import Any
 
 from core.cdp import CDPTimeout
 from core.keys import key_events, parse_keys
@@ -12,7 +13,7 @@ from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect
 from core.page.keyboard import enter_text, send_keys
 from core.page.messages import element_label, not_actionable, readback
-from core.page.mouse import click_at
+from core.page.mouse import click_element
 from core.page.settle import TYPE_QUIET, compare, probe, settle
 from core.result import ActionResult
 from core.world import WorldError, element_object_id
@@ -25,7 +26,11 @@ async def type_text(
     clear: bool,
     submit: bool,
     expect: TargetExpectation | None,
+    *,
+    secret: bool = False,
 ) -> ActionResult:
+    """Type ``text`` into ``[index]``. ``secret`` says the text is exactly the configured
+    secrets the person named: nothing else may go into a sensitive field."""
     watch = ctx.watch
     before = await probe(ctx)
     await check_expect(ctx, index, expect, before)
@@ -51,6 +56,7 @@ async def type_text(
             code="not_actionable",
             error="not_actionable: read-only",
         )
+    _refuse_if_sensitive(ctx, label, await js(ctx, "sensitivity", index), secret)
     sensitive = bool(info.get("sensitive"))
     kind = str(info.get("kind"))
     marks = watch.marks()
@@ -58,7 +64,7 @@ async def type_text(
         prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
         if not prep.get("ok"):
             raise Refused(*not_actionable("type", label, prep), code="not_actionable")
-        await click_at(ctx, float(prep["x"]), float(prep["y"]))
+        await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
         if not await js(ctx, "focusField", index):
             raise Refused(
                 f"type was not done: {label} did not take the keyboard focus when clicked "
@@ -66,6 +72,13 @@ async def type_text(
                 code="not_focusable",
                 error="not_focusable",
             )
+    # Judged again on the field as it is now that it has the focus (a type that flips on
+    # focus counts), and keys meant for it are stopped whenever the focus is elsewhere.
+    verdict = await js(ctx, "armKeys", index)
+    if verdict and not secret:
+        await js(ctx, "keysDone")
+        _refuse_if_sensitive(ctx, label, verdict, secret)
+    sensitive = sensitive or bool(verdict)
     ctx.mark_dispatched()
     previous = str(info.get("value") or "")
     if clear:
@@ -80,6 +93,15 @@ async def type_text(
     else:
         await js(ctx, "caretToEnd", index)
     await enter_text(ctx, text, single_line=kind == "input")
+    strayed = await js(ctx, "keysDone")
+    if strayed:
+        raise Refused(
+            f"type was not done: the target changed under the keyboard: the focus moved to "
+            f"{strayed} while typing into {label}; handrail stopped the keys that would have "
+            "gone there. Look at the page before typing again",
+            error=f"the focus moved to {strayed} while typing",
+            code="target_changed",
+        )
     after_info = await js(ctx, "fieldInfo", index)
     holds = str(after_info.get("value") or "")
     expected = previous + text
@@ -239,4 +261,19 @@ async def upload_file(
     return ActionResult.success(
         f"put {resolved.name} into the file input [{index}]; it now holds: {holds}",
         compare(before, after),
+    )
+
+
+def _refuse_if_sensitive(ctx: Ctx, label: str, verdict: Any, secret: bool) -> None:
+    if not verdict or secret:
+        return
+    kind = str(verdict.get("kind", "sensitive"))
+    why = str(verdict.get("why", ""))
+    raise Refused(
+        f"{ctx.name} was not done: {label} is a {kind} field ({why}). The agent never types "
+        "passwords, codes or card numbers; the person is asked to fill it in (or the task can "
+        "use a configured secret, <secret:NAME>)",
+        error=f"{kind} field: {why}",
+        code="sensitive_field",
+        data={"sensitive": kind},
     )

@@ -1,37 +1,79 @@
-"""Trusted mouse input (``Input.dispatchMouseEvent``): never ``element.click()``."""
+"""Trusted mouse input (``Input.dispatchMouseEvent``): never ``element.click()``.
+
+A press is checked at the moment it happens, not only before: the pointer moves onto the
+target, the page reacts (its hover handlers, a frame), the point is hit-tested again, and
+after the button goes down a listener in our world confirms that the approved element
+received it. If anything else did, the button is released somewhere neutral so that no
+click fires, and the action is refused as ``target_changed``.
+"""
 
 from __future__ import annotations
 
-import asyncio
+from typing import Any
 
-from core.page.context import Ctx
-
-# Pointer rests on the target before pressing, as a person's does (hover menus, tooltips).
-HOVER = 0.015
+from core.page.context import Ctx, Refused, js
 
 
-async def click_at(ctx: Ctx, x: float, y: float) -> None:
-    """Move the pointer to (x, y) in top-level viewport CSS pixels, rest, press, release."""
-    tab = ctx.current
-    base = {"x": x, "y": y, "modifiers": 0, "pointerType": "mouse"}
-    await tab.send(
-        "Input.dispatchMouseEvent",
-        {**base, "type": "mouseMoved", "button": "none", "buttons": 0},
-        timeout=max(ctx.remaining(), 0.5),
-    )
-    # A short hover first, as a person's pointer would (hover menus, tooltips).
-    await asyncio.sleep(HOVER)
+async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
+    """Click element ``[index]`` at (x, y), top-level viewport CSS pixels, with the checks
+    above. Raises :class:`Refused` (``target_changed``) naming what was under the pointer."""
+    await _move(ctx, x, y)
+    hover = await js(ctx, "hoverCheck", index, x, y, await_promise=True)
+    if not hover.get("ok"):
+        raise Refused(
+            f"{ctx.name} was not done: the target changed under the pointer: when the pointer "
+            f"reached [{index}], {hover.get('what')} was there instead (nothing was pressed)",
+            error=f"the target changed under the pointer: {hover.get('what')} was there",
+            code="target_changed",
+        )
     ctx.mark_dispatched()
     # A dialog opened by the page blocks these calls until it is answered (by our
     # dialog task), so they wait as long as the action may.
-    press = {**base, "button": "left", "clickCount": 1}
-    await tab.send(
-        "Input.dispatchMouseEvent",
-        {**press, "type": "mousePressed", "buttons": 1},
-        timeout=None,
+    await _button(ctx, "mousePressed", x, y)
+    press = await js(ctx, "pressCheck")
+    if press.get("ok"):
+        await _button(ctx, "mouseReleased", x, y)
+        return
+    neutral = press.get("neutral") or {}
+    try:
+        await _move(ctx, float(neutral.get("x", -10)), float(neutral.get("y", -10)), buttons=1)
+        await _button(
+            ctx, "mouseReleased", float(neutral.get("x", -10)), float(neutral.get("y", -10))
+        )
+    finally:
+        await js(ctx, "pressDone")
+    raise Refused(
+        f"{ctx.name} was not done: the target changed under the pointer: the press landed on "
+        f"{press.get('what')}, not on [{index}]; handrail released the button elsewhere so no "
+        "click happened",
+        error=f"the target changed under the pointer: {press.get('what')} received the press",
+        code="target_changed",
     )
-    await tab.send(
-        "Input.dispatchMouseEvent",
-        {**press, "type": "mouseReleased", "buttons": 0},
-        timeout=None,
-    )
+
+
+async def _move(ctx: Ctx, x: float, y: float, *, buttons: int = 0) -> None:
+    params: dict[str, Any] = {
+        "type": "mouseMoved",
+        "x": x,
+        "y": y,
+        "modifiers": 0,
+        "pointerType": "mouse",
+        "button": "left" if buttons else "none",
+        "buttons": buttons,
+    }
+    await ctx.current.send("Input.dispatchMouseEvent", params, timeout=max(ctx.remaining(), 0.5))
+
+
+async def _button(ctx: Ctx, kind: str, x: float, y: float) -> None:
+    pressed = kind == "mousePressed"
+    params: dict[str, Any] = {
+        "type": kind,
+        "x": x,
+        "y": y,
+        "modifiers": 0,
+        "pointerType": "mouse",
+        "button": "left",
+        "clickCount": 1,
+        "buttons": 1 if pressed else 0,
+    }
+    await ctx.current.send("Input.dispatchMouseEvent", params, timeout=None)

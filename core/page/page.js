@@ -1,6 +1,7 @@
 // The hands' page-side helpers.
 //
-// This file is one expression that evaluates to an object of functions. core/page.py runs
+// This file is one expression that evaluates to an object of functions; `judgeSensitive`
+// (core/sensitive.js with its words bound) is in scope. core/page.py runs
 // it in handrail's isolated world (core/world.py), where core/snapshot.js has installed
 // globalThis.__handrail: __handrail.element(i) returns the element the digest showed as
 // [i] or throws the stale/unknown error that world.py turns into a message for the model.
@@ -377,6 +378,129 @@
     return { ok: true, x: point.x, y: point.y, rect: stable.rect, scrolled, names: nameCandidates(el) };
   }
 
+  // --- guards at the moment of input ------------------------------------------------------
+  //
+  // Listeners in our isolated world see the page's own events: they record which element
+  // really received a press or a key, and stop what was meant for another element.
+
+  let pressGuard = null;
+  let keyGuard = null;
+
+  function windowsOf(el) {
+    const own = el.ownerDocument.defaultView;
+    return own && own !== window ? [window, own] : [window];
+  }
+
+  function listen(state, win, type, fn) {
+    win.addEventListener(type, fn, true);
+    state.undo.push(() => win.removeEventListener(type, fn, true));
+  }
+
+  function disarm(state) {
+    if (state) for (const undo of state.undo.splice(0)) undo();
+  }
+
+  function pressReaches(el, target) {
+    return Boolean(target) && (target === el || containsComposed(el, target) || receivesClick(el, target));
+  }
+
+  // After the pointer moved onto (x, y): let the page react (its hover handlers, one frame
+  // and a task after it), hit-test again, and arm the guard that records the press target.
+  async function hoverCheck(el, x, y) {
+    disarm(pressGuard);
+    pressGuard = null;
+    await nextFrame(el.ownerDocument.defaultView);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (!el.isConnected) return { ok: false, what: "nothing: the element left the page" };
+    const hit = deepElementFromPoint(x, y);
+    if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
+    const state = { el, target: null, undo: [] };
+    const record = (event) => {
+      if (!state.target) state.target = event.composedPath()[0] || event.target;
+    };
+    for (const win of windowsOf(el)) {
+      listen(state, win, "pointerdown", record);
+      listen(state, win, "mousedown", record);
+    }
+    pressGuard = state;
+    return { ok: true };
+  }
+
+  // A point of the viewport whose element is outside `target` (a release there makes no
+  // click on it), or one just outside the viewport when `target` covers all of it.
+  function neutralPoint(target) {
+    const vp = viewport();
+    const candidates = [[1, 1], [vp.w - 2, 1], [1, vp.h - 2], [vp.w - 2, vp.h - 2], [vp.w / 2, 1], [1, vp.h / 2]];
+    for (const [x, y] of candidates) {
+      const hit = deepElementFromPoint(x, y);
+      if (hit && target && !containsComposed(target, hit) && !containsComposed(hit, target)) return { x, y };
+    }
+    return { x: -10, y: -10 };
+  }
+
+  // After the button went down: did the approved element receive it? If not, the click
+  // must not happen: the target loses any pointer capture, clicks are stopped until the
+  // release is done, and the caller releases the button at `neutral`.
+  function pressCheck() {
+    const state = pressGuard;
+    if (!state) return { ok: false, what: "nothing handrail could see" };
+    const target = state.target;
+    disarm(state);
+    if (pressReaches(state.el, target)) {
+      pressGuard = null;
+      return { ok: true };
+    }
+    if (target && typeof target.hasPointerCapture === "function") {
+      try {
+        if (target.hasPointerCapture(1)) target.releasePointerCapture(1);
+      } catch (_) {
+        // not a pointer this element captured
+      }
+    }
+    const block = (event) => {
+      event.stopImmediatePropagation();
+      event.preventDefault();
+    };
+    for (const win of windowsOf(state.el)) {
+      for (const type of ["click", "auxclick", "dblclick", "contextmenu"]) listen(state, win, type, block);
+    }
+    return { ok: false, what: target ? describe(target) : "nothing handrail could see", neutral: neutralPoint(target) };
+  }
+
+  function pressDone() {
+    disarm(pressGuard);
+    pressGuard = null;
+  }
+
+  // Keys typed for `el` are cancelled whenever the focus is elsewhere; the first element
+  // that had the focus instead is remembered for the report.
+  function guardKeys(el) {
+    disarm(keyGuard);
+    const state = { el, strayed: null, undo: [] };
+    const check = (event) => {
+      if (isFocused(el)) return;
+      if (!state.strayed) state.strayed = describe(deepActiveElement() || document.body);
+      event.stopImmediatePropagation();
+      event.preventDefault();
+    };
+    for (const win of windowsOf(el)) {
+      for (const type of ["keydown", "keypress", "beforeinput"]) listen(state, win, type, check);
+    }
+    keyGuard = state;
+  }
+
+  function keysDone() {
+    const state = keyGuard;
+    keyGuard = null;
+    if (!state) return null;
+    disarm(state);
+    if (!state.strayed && !isFocused(state.el)) {
+      const active = deepActiveElement();
+      return describe(active || document.body);
+    }
+    return state.strayed;
+  }
+
   // --- state readers -------------------------------------------------------------------
 
   function toggleOf(el) {
@@ -432,19 +556,10 @@
     return "other";
   }
 
-  // Card and one-time-code fields, recognised by their names and labels.
-  const SENSITIVE_WORDS =
-    /card.?(num|no\b)|credit.?card|\bcc.?(num|no)\b|\bcvc\b|\bcvv\b|\bcsc\b|security.?code|expir|one.?time|\botp\b|\b2fa\b|verification.?code|passcode/i;
-
-  // Fields whose value is never echoed back in a result.
-  function isSensitive(el) {
-    const type = (el.getAttribute("type") || "").toLowerCase();
-    const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-    if (type === "password") return true;
-    if (/current-password|new-password|one-time-code|\bcc-/.test(ac)) return true;
-    const labels = el.labels ? Array.from(el.labels, (l) => l.textContent).join(" ") : "";
-    const hay = [el.getAttribute("name"), el.id, el.getAttribute("placeholder"), el.getAttribute("aria-label"), labels].join(" ");
-    return SENSITIVE_WORDS.test(hay);
+  // Password, one-time-code and card fields, judged by meaning (core/sensitive.js, whose
+  // words are core/sensitive.json): the function is passed in as `judgeSensitive`.
+  function sensitivityOf(el) {
+    return judgeSensitive(el) || (editableOf(el) !== el ? judgeSensitive(editableOf(el)) : null);
   }
 
   function fieldValue(el) {
@@ -465,7 +580,7 @@
       readOnly: Boolean(target.readOnly) || target.getAttribute("aria-readonly") === "true",
       disabled: disabledProblem(target) !== null,
       maxLength: maxLength > 0 ? maxLength : null,
-      sensitive: isSensitive(target),
+      sensitive: sensitivityOf(target) !== null,
       focused: isFocused(target),
       value: fieldValue(target),
       describe: describe(target),
@@ -533,6 +648,38 @@
   const api = {
     async prepareClick(index, options) {
       return prepareClick(element(index), options);
+    },
+
+    async hoverCheck(index, x, y) {
+      return hoverCheck(element(index), x, y);
+    },
+
+    pressCheck() {
+      return pressCheck();
+    },
+
+    pressDone() {
+      pressDone();
+      return true;
+    },
+
+    armKeys(index) {
+      const el = element(index);
+      guardKeys(editableOf(el));
+      return sensitivityOf(el);
+    },
+
+    keysDone() {
+      return keysDone();
+    },
+
+    sensitivity(index) {
+      return sensitivityOf(element(index));
+    },
+
+    focusedSensitivity() {
+      const active = deepActiveElement();
+      return active && active !== document.body ? judgeSensitive(active) : null;
     },
 
     target(index) {

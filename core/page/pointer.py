@@ -8,7 +8,7 @@ from typing import Any
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect, name_matches
 from core.page.messages import element_label, not_actionable, position
-from core.page.mouse import click_at
+from core.page.mouse import click_element
 from core.page.navigation import follow_popup
 from core.page.settle import compare, frames, probe, settle
 from core.result import ActionResult
@@ -35,7 +35,7 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     marks = watch.marks()
     popup_mark = ctx.hands.tabs.popups
     download_mark = len(ctx.hands.downloads.order)
-    await click_at(ctx, float(prep["x"]), float(prep["y"]))
+    await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
     note = await settle(ctx, marks)
     await ctx.hands.downloads.wait_since(download_mark, min(3.0, max(ctx.remaining() - 1.0, 0.0)))
     origin_tab = ctx.current

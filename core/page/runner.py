@@ -13,6 +13,7 @@ import structlog
 from core.browser import BrowserError, Tab
 from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
 from core.page.context import Ctx, Hands, Refused
+from core.page.dialogs import DialogRecord
 from core.page.messages import clip, first_line, with_article
 from core.result import ActionResult
 from core.world import StaleElement, UnknownIndex, WorldError
@@ -42,11 +43,7 @@ async def run_action(hands: Hands, name: str, body: Body) -> ActionResult:
         d = dialogs[-1]
         text = f"{d.info.type}: {clip(d.info.message, 200)}"
         result = replace(result, changes=replace(result.changes, dialog=text))
-        answers = "; ".join(
-            f"The page opened {with_article(x.info.type)} dialog ({clip(x.info.message, 200)!r}): {x.answer}"
-            for x in dialogs
-        )
-        result = replace(result, message=f"{result.message}. {answers}")
+        result = replace(result, message=f"{result.message}. {_dialog_answers(dialogs)}")
     notices = ctx.notices + hands.downloads.finished_notices()
     return result.with_notices(*notices)
 
@@ -73,6 +70,20 @@ async def _finish_in_time(task: asyncio.Task[ActionResult], ctx: Ctx) -> ActionR
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
         return _timed_out(ctx)
+
+
+def _dialog_answers(dialogs: list[DialogRecord]) -> str:
+    if len(dialogs) <= 3:
+        return "; ".join(
+            f"The page opened {with_article(x.info.type)} dialog ({clip(x.info.message, 200)!r}): {x.answer}"
+            for x in dialogs
+        )
+    kinds = sorted({x.info.type for x in dialogs})
+    last = dialogs[-1]
+    return (
+        f"The page opened {len(dialogs)} dialogs ({', '.join(kinds)}); the last one "
+        f"({clip(last.info.message, 200)!r}): {last.answer}"
+    )
 
 
 def _timed_out(ctx: Ctx) -> ActionResult:
@@ -112,7 +123,7 @@ async def _guarded(ctx: Ctx, body: Body) -> ActionResult:
         await hands.tabs.ensure_connection_listeners()
         return await body(ctx)
     except Refused as exc:
-        return ActionResult.failure(exc.message, error=exc.error, code=exc.code)
+        return ActionResult.failure(exc.message, error=exc.error, code=exc.code, data=exc.data)
     except (StaleElement, UnknownIndex) as exc:
         if ctx.dispatched:
             return ActionResult.unknown(
@@ -122,6 +133,9 @@ async def _guarded(ctx: Ctx, body: Body) -> ActionResult:
             )
         return ActionResult.failure(f"{ctx.name} was not done: {exc}", code="stale_element")
     except SessionClosed as exc:
+        hostile = hands.dialogs.hostile.get(tab.target_id)
+        if hostile is not None:
+            return _hostile(ctx, hostile)
         what = (
             "the tab's renderer crashed"
             if tab.crashed or "crash" in str(exc)
@@ -181,6 +195,16 @@ async def active_tab(hands: Hands) -> tuple[Tab, list[str]]:
             log.info("page.browser_unreachable_retry", error=first_line(exc), delay=delay)
             await asyncio.sleep(delay)
     return await hands.browser.active_tab()
+
+
+def _hostile(ctx: Ctx, why: str) -> ActionResult:
+    message = (
+        f"{ctx.name} did not finish: {why}. The next action continues in a new tab; do not go "
+        "back to that page"
+    )
+    if ctx.dispatched:
+        return ActionResult.unknown(message, error=why, code="hostile_page")
+    return ActionResult.failure(message, error=why, code="hostile_page")
 
 
 def _lost(ctx: Ctx, what: str, next_step: str) -> ActionResult:

@@ -1,0 +1,266 @@
+"""The hands cannot be tricked: the target is checked at the moment of the press and of the
+keys, and sensitive fields are judged by meaning at dispatch.
+
+Fixture pages live under tests/site/hands/; each reports what happened to it to the test
+server (POST /hands/report) and keeps its own state in window globals the tests read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.browser import Browser, Tab
+from core.events import HumanNeeded
+from core.page import Page, TargetExpectation
+from core.snapshot import Snapshot
+from tests.fake_anthropic import FakeAnthropic
+from tests.helpers import page_eval
+from tests.site_server import FixtureSite
+from tests.test_hostile import Person, approve, click, run_hostile, type_into
+
+
+@pytest.fixture
+async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
+    hands = Page(browser, action_timeout=15)
+    yield hands
+    hands.close()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_site(site: FixtureSite) -> None:
+    site.clear()
+
+
+async def open_page(page: Page, site: FixtureSite, path: str) -> Snapshot:
+    result = await page.navigate(site.url(path))
+    assert result.ok, result.message
+    snapshot, _ = await page.observe()
+    return snapshot
+
+
+def index_of(snapshot: Snapshot, name: str) -> int:
+    found = [e.index for e in snapshot.elements.values() if e.name == name]
+    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
+    return found[0]
+
+
+def expectation(snapshot: Snapshot, index: int) -> TargetExpectation:
+    element = snapshot.elements[index]
+    return TargetExpectation(url=snapshot.url, index=index, name=element.name, rect=element.rect)
+
+
+def reports(site: FixtureSite, what: str) -> list[dict[str, Any]]:
+    found = [p.json_body for p in site.posts("/hands/report")]
+    return [r for r in found if r["what"] == what or r["what"].startswith(what)]
+
+
+# --- the target at the moment of the press ----------------------------------------------------
+
+SWAPS = ["mouseover", "mouseenter", "pointerover", "pointermove", "overlay", "next-frame"]
+
+
+@pytest.mark.parametrize("on", SWAPS)
+async def test_a_target_swapped_on_hover_is_not_clicked(
+    page: Page, tab: Tab, site: FixtureSite, on: str
+) -> None:
+    snap = await open_page(page, site, f"/hands/hover-swap.html?on={on}")
+    index = index_of(snap, "Continue reading")
+    result = await page.click(index, expect=expectation(snap, index))
+    assert not result.ok and result.code == "target_changed", result.message
+    assert "under the pointer" in result.message and "Delete account" in result.message
+    assert await page_eval(tab, "[window.deleted, window.continued]") == [None, None]
+    assert reports(site, "deleted") == []
+
+
+async def test_an_unchanged_target_is_clicked_through_the_press_check(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # ?on=none: nothing listens for the hover; the same button must still work.
+    snap = await open_page(page, site, "/hands/hover-swap.html?on=none")
+    index = index_of(snap, "Continue reading")
+    result = await page.click(index, expect=expectation(snap, index))
+    assert result.ok, result.message
+    assert await page_eval(tab, "window.continued") is True
+
+
+async def test_keys_that_would_follow_a_focus_the_page_moved_are_stopped(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/hands/focus-steal.html")
+    result = await page.type(index_of(snap, "Search"), "garden hose")
+    assert not result.ok and result.code == "target_changed", result.message
+    assert "Message to the seller" in result.message
+    assert await page_eval(tab, "document.getElementById('note').value") == ""
+
+
+@pytest.mark.parametrize("approve_mode", ["ask", "risky"])
+async def test_a_hover_swap_asks_the_person_again_and_never_reaches_the_server(
+    tmp_path: Path,
+    site: FixtureSite,
+    other_site: FixtureSite,
+    fake: FakeAnthropic,
+    approve_mode: str,
+) -> None:
+    person = Person([approve()] * 5)
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url("/hands/hover-swap.html?on=mouseover"),
+        [click("Continue reading")],
+        approve=approve_mode,
+        person=person,
+    )
+    assert reports(site, "deleted") == []
+    # Asked (again) about what is there now, with the reason first.
+    again = [r for r in person.requests if r.details and "changed" in r.details[0]]
+    assert again, [r.details for r in person.requests]
+    assert "under the pointer" in again[0].details[0] and "Delete account" in again[0].details[0]
+    [done] = run.done("click")
+    assert not done.result.ok
+
+
+# --- sensitive fields, judged by meaning at dispatch ------------------------------------------
+
+SENSITIVE = {
+    "type-password": "password",
+    "autocomplete-otp": "one-time code",
+    "autocomplete-card": "card",
+    "show-password": "password",
+    "wrapper-role": "password",
+    "flips-on-focus": "password",
+    "describedby": "password",
+    "placeholder": "password",
+    "name-id": "password",
+    "aria-labelledby": "one-time code",
+    "legend-card": "card",
+    "legend-expiry": "card",
+    "legend-cvc": "card",
+    "split-card": "card",
+    "split-code": "one-time code",
+}
+LANGUAGES = {
+    "en": "password",
+    "fr": "password",
+    "de": "password",
+    "es": "password",
+    "zh": "password",
+    "ja": "password",
+    "fr-card": "card",
+    "de-otp": "one-time code",
+    "es-card": "card",
+    "zh-otp": "one-time code",
+    "ja-card": "card",
+}
+
+
+async def _first_field(page: Page, site: FixtureSite, case: str) -> tuple[Snapshot, int]:
+    snap = await open_page(page, site, f"/hands/fields.html?case={case}")
+    fields = [
+        e.index
+        for e in snap.elements.values()
+        if e.tag in ("input", "div") and e.name not in ("Save", "Show")
+    ]
+    assert fields, snap.text
+    return snap, fields[0]
+
+
+async def _assert_refused(page: Page, tab: Tab, site: FixtureSite, case: str, kind: str) -> None:
+    _, index = await _first_field(page, site, case)
+    result = await page.type(index, "hunter2-canary")
+    assert not result.ok and result.code == "sensitive_field", result.message
+    assert result.data == {"sensitive": kind}, result.message
+    assert "hunter2" not in result.message
+    assert await page_eval(tab, "document.getElementById('f').value") == ""
+    assert reports(site, "typed:") == []
+
+
+@pytest.mark.parametrize(("case", "kind"), SENSITIVE.items())
+async def test_typing_into_a_sensitive_field_is_refused(
+    page: Page, tab: Tab, site: FixtureSite, case: str, kind: str
+) -> None:
+    await _assert_refused(page, tab, site, case, kind)
+
+
+@pytest.mark.parametrize(("case", "kind"), LANGUAGES.items())
+async def test_sensitive_words_are_understood_in_each_language(
+    page: Page, tab: Tab, site: FixtureSite, case: str, kind: str
+) -> None:
+    await _assert_refused(page, tab, site, case, kind)
+
+
+@pytest.mark.parametrize("case", ["zip", "promo", "spinning", "phone"])
+async def test_ordinary_fields_that_share_words_are_typed(
+    page: Page, tab: Tab, site: FixtureSite, case: str
+) -> None:
+    _, index = await _first_field(page, site, case)
+    result = await page.type(index, "123")
+    assert result.ok, result.message
+    assert await page_eval(tab, "document.getElementById('f').value") == "123"
+
+
+async def test_a_configured_secret_still_fills_a_sensitive_field(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    _, index = await _first_field(page, site, "flips-on-focus")
+    result = await page.type(index, "hunter2-canary", secret=True)
+    assert result.ok, result.message
+    assert await page_eval(tab, "document.getElementById('f').value") == "hunter2-canary"
+    assert "hunter2" not in result.message
+
+
+async def test_a_field_that_turns_sensitive_on_focus_becomes_a_hand_over(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    person = Person()
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url("/hands/fields.html?case=flips-on-focus"),
+        [type_into("Account key", "hunter2-canary")],
+        person=person,
+    )
+    assert [h.kind for h in person.humans] == ["password"]
+    assert run.all(HumanNeeded)
+    assert reports(site, "typed:") == []
+    [done] = run.done("type")
+    assert done.result.code == "sensitive_field"
+
+
+# --- dialog storms ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["alert", "confirm", "prompt"])
+async def test_a_dialog_storm_closes_the_tab_and_the_run_goes_on(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic, kind: str
+) -> None:
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url(f"/hands/dialog-storm.html?kind={kind}"),
+        [click("See the offer")],
+        action_timeout=20.0,
+    )
+    [done] = run.done("click")
+    assert done.result.code == "hostile_page", done.result.message
+    # The model read why, and the run went on to its finish, with its record closed.
+    assert "dialog storm" in run.body_text(1)
+    assert run.finished.outcome == "failure"  # the obedient model's closing finish(False)
+    assert run.log_records[-1]["type"] == "run_end"
+
+
+async def test_a_dialog_storm_at_load_does_not_take_the_run_down(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url("/hands/dialog-storm.html?kind=alert&at=load"),
+        [],
+        action_timeout=20.0,
+    )
+    assert "dialog storm" in run.body_text(0)
+    assert run.log_records[-1]["type"] == "run_end"

@@ -112,9 +112,12 @@ def _call_source() -> str:
     )
 
 
-async def js(ctx: Ctx, name: str, *args: Any, await_promise: bool = False) -> Any:
-    """Call ``name`` of page.js in our isolated world with JSON ``args``."""
-    timeout = max(min(ctx.remaining(), 15.0), 0.5)
+async def js(
+    ctx: Ctx, name: str, *args: Any, await_promise: bool = False, limit: float = 15.0
+) -> Any:
+    """Call ``name`` of page.js in our isolated world with JSON ``args``, waiting at most
+    ``limit`` seconds (and never past the action's deadline)."""
+    timeout = max(min(ctx.remaining(), limit), 0.5)
     return await world_call(
         ctx.current,
         _call_source(),

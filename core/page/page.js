@@ -645,7 +645,31 @@
 
   // --- the API page.py calls ------------------------------------------------------------
 
+  // --- the page's clock ------------------------------------------------------------------
+
+  // The page-clock time of the latest input the page received, for the settle: a timer of
+  // ours due `ms` after it fires only after every timer the page set for earlier (timers
+  // run in the order they are due), however slow the machine is.
+  let lastInputAt = null;
+  for (const type of ["pointerdown", "pointerup", "click", "keydown", "keyup", "input", "change"]) {
+    window.addEventListener(type, () => {
+      lastInputAt = performance.now();
+    }, true);
+  }
+
+  async function pageSettle(ms) {
+    const since = lastInputAt === null ? performance.now() : lastInputAt;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, since + ms - performance.now())));
+    // One more task: what those timers started (a navigation, a fetch) is under way.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return performance.now() - since;
+  }
+
   const api = {
+    async pageSettle(ms) {
+      return pageSettle(ms);
+    },
+
     async prepareClick(index, options) {
       return prepareClick(element(index), options);
     },

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 
 from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
-from core.page.context import Ctx
+from core.page.context import Ctx, js
 from core.page.tabs import Marks, TabWatch
 from core.result import Changes
 from core.snapshot import probe as world_probe
@@ -83,13 +83,15 @@ def compare(before: Probe | None, after: Probe | None, *, new_tab: bool = False)
 async def settle(
     ctx: Ctx, marks: Marks, *, quiet: float = ACTION_QUIET, cap: float = ACTION_CAP
 ) -> str | None:
-    """Let the page react to an action: follow a navigation it started (also one that
-    starts while the page's requests settle) to its load, then wait (bounded) for
-    network quiet and two animation frames. Returns a note when a navigation was
-    still loading at the end."""
+    """Let the page react to an action: first by the page's own clock (its timers due
+    within ``quiet`` seconds of the input have run), then follow a navigation it started
+    (also one that starts while the page's requests settle) to its load, then wait
+    (bounded) for network quiet and two animation frames. Returns a note when a
+    navigation was still loading at the end."""
     watch = ctx.watch
     note = None
     seen = marks
+    await page_clock(ctx, quiet, cap)
     for _ in range(3):
         if watch.requested > seen.requested or watch.started > seen.started:
             loaded = await follow_navigation(ctx, watch, seen)
@@ -104,6 +106,14 @@ async def settle(
     if not ctx.dispatched_at or time.monotonic() - ctx.dispatched_at < FRAMES_COVERED:
         await frames(ctx)
     return note
+
+
+async def page_clock(ctx: Ctx, window: float, cap: float) -> None:
+    """Until the page's clock has run ``window`` seconds past its latest input, measured by
+    a timer in our world (it fires after the page's earlier-due timers, even when a busy
+    machine delays them all); at most ``cap`` seconds of our own."""
+    with contextlib.suppress(WorldError, CDPError):
+        await js(ctx, "pageSettle", window * 1000, await_promise=True, limit=cap)
 
 
 async def follow_navigation(ctx: Ctx, watch: TabWatch, marks: Marks) -> bool:

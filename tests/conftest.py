@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -68,6 +71,49 @@ def chrome_path() -> str:
 @pytest.fixture
 def profile_dir(tmp_path: Path) -> Path:
     return tmp_path / "profile"
+
+
+def browsers_under(root: Path) -> list[int]:
+    """Process ids of browsers whose profile (``--user-data-dir``) lies under ``root``."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    needle = str(root).encode()
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a.startswith(b"--user-data-dir=") and needle in a for a in args):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_browsers_under(root: Path) -> list[int]:
+    """Kill the browsers :func:`browsers_under` finds (a test that SIGKILLed handrail must
+    clean up the browser it left); returns their ids."""
+    pids = browsers_under(root)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return pids
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_browser_outlives_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fails the run if a browser started with a profile under this session's temporary
+    folder is still running once every other fixture is torn down (and kills it)."""
+    root = tmp_path_factory.getbasetemp()
+    yield
+    deadline = time.monotonic() + 5.0
+    while browsers_under(root) and time.monotonic() < deadline:
+        time.sleep(0.1)  # a browser closed a moment ago may still be exiting
+    left = kill_browsers_under(root)
+    if left:
+        pytest.fail(f"{len(left)} browser process(es) started by the tests outlived them: {left}")
 
 
 async def launch_browser(profile: Path, **kw: object) -> Browser:

@@ -23,6 +23,7 @@ from core.audit import read_log, rounds_of, verify
 from core.events import ApprovalDecision, ApprovalRequest, Event, HumanRequest, HumanResponse
 from core.model.scripted import latest_browser_state, parse_digest, resolve_target
 from core.session import RunSettings, run_session
+from tests.conftest import kill_browsers_under
 from tests.fake_anthropic import FakeAnthropic, tool_use_block
 from tests.fake_openai import ChatReply, FakeOpenAI
 from tests.site_server import FixtureSite
@@ -405,6 +406,8 @@ def test_a_killed_run_leaves_every_completed_round_readable(
     log_path = _wait_for_intent(tmp_path / "logs", 3, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    # SIGKILL gives handrail no chance to close the browser it started: the test does.
+    kill_browsers_under(tmp_path / "profile")
     log = read_log(log_path)
     assert [r["round"] for r in log.records if r["type"] == "round"] == [1, 2]
     entries = {e.round: e for e in rounds_of(log.records)}

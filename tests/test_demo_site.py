@@ -21,6 +21,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, async_playwright
 
+from core.browser import find_chrome
 from core.demo import DEMO_TASK, DemoSite, start_demo_site
 from core.demo.plan import (
     DESTINATION,
@@ -40,7 +41,6 @@ from core.demo.timetable import (
     seat_map,
 )
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-background-networking",
@@ -66,7 +66,6 @@ INTERACTIVE_ROLES = (
     "switch",
 )
 TRAVEL_DAY = first_friday_of_next_month(date.today())
-needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} missing")
 
 
 # -- fixtures ----------------------------------------------------------------------------
@@ -82,7 +81,7 @@ def demo_site() -> Iterator[DemoSite]:
 @pytest_asyncio.fixture(scope="module")
 async def pw_browser() -> AsyncIterator[Browser]:
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = await p.chromium.launch(executable_path=find_chrome(), args=CHROMIUM_ARGS)
         yield browser
         await browser.close()
 
@@ -211,7 +210,6 @@ def test_site_listens_on_loopback_only(demo_site: DemoSite) -> None:
 # -- the pages in Chromium ---------------------------------------------------------------
 
 
-@needs_chromium
 async def test_autocomplete_suggests_stations_and_a_click_fills_the_field(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -226,7 +224,6 @@ async def test_autocomplete_suggests_stations_and_a_click_fills_the_field(
     assert await page.get_by_role("listbox", name="From suggestions").is_hidden()
 
 
-@needs_chromium
 async def test_autocomplete_enter_picks_the_first_suggestion_even_before_it_shows(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -239,7 +236,6 @@ async def test_autocomplete_enter_picks_the_first_suggestion_even_before_it_show
     assert page.url == demo_site.url  # Enter chose a station; it did not submit the form
 
 
-@needs_chromium
 async def test_calendar_sets_the_date_and_typed_dates_are_accepted(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -260,7 +256,6 @@ async def test_calendar_sets_the_date_and_typed_dates_are_accepted(
     assert await chosen.get_attribute("aria-pressed") == "true"
 
 
-@needs_chromium
 async def test_search_form_shows_errors_inline(page: Page, demo_site: DemoSite) -> None:
     await page.goto(demo_site.url)
     await page.get_by_label("Departure date").fill("4/12/2026")
@@ -280,7 +275,6 @@ async def test_search_form_shows_errors_inline(page: Page, demo_site: DemoSite) 
     assert demo_site.state()["searches"] == []
 
 
-@needs_chromium
 async def test_results_cheapest_morning_train_is_found_by_sorting_by_price(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -301,7 +295,6 @@ async def test_results_cheapest_morning_train_is_found_by_sorting_by_price(
     assert "Lowest fare of the day" in by_price[0]["text"]
 
 
-@needs_chromium
 async def test_journey_detail_lists_stops_and_leads_to_seats(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -319,7 +312,6 @@ async def test_journey_detail_lists_stops_and_leads_to_seats(
     await page.wait_for_url(f"**/seats/{train.id}?pax=1")
 
 
-@needs_chromium
 async def test_seat_map_disables_taken_seats_and_enables_continue_once_chosen(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -344,7 +336,6 @@ async def test_seat_map_disables_taken_seats_and_enables_continue_once_chosen(
     assert demo_site.state()["bookings"][0]["seats"] == [free.code]
 
 
-@needs_chromium
 async def test_passenger_form_validates_inline_and_renders_summary_from_its_state(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -389,7 +380,6 @@ async def test_passenger_form_validates_inline_and_renders_summary_from_its_stat
     assert booking["status"] == "details_given"
 
 
-@needs_chromium
 async def test_payment_page_has_card_fields_and_signin_has_a_password(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -421,7 +411,6 @@ async def test_payment_page_has_card_fields_and_signin_has_a_password(
     assert demo_site.state()["account"]["signed_in_as"] == "ada@example.org"
 
 
-@needs_chromium
 async def test_paying_shows_a_confirmation_and_the_server_records_the_booking(
     page: Page, demo_site: DemoSite
 ) -> None:
@@ -444,7 +433,6 @@ async def test_paying_shows_a_confirmation_and_the_server_records_the_booking(
     assert "4242424242424242" not in await response.text()
 
 
-@needs_chromium
 async def test_invalid_card_is_refused_inline(page: Page, demo_site: DemoSite) -> None:
     await _passenger_done(page, demo_site)
     await page.get_by_label("Card number").fill("4242 4242 4242 4241")
@@ -454,7 +442,6 @@ async def test_invalid_card_is_refused_inline(page: Page, demo_site: DemoSite) -
     assert demo_site.state()["bookings"][0]["status"] == "details_given"
 
 
-@needs_chromium
 async def test_demo_plan_walks_to_the_payment_page_with_unambiguous_targets(
     page: Page, demo_site: DemoSite
 ) -> None:

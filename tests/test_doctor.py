@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.browser import CHROME_LOCATIONS, Browser, find_chrome
+from core.browser import Browser, find_chrome
 from core.doctor import (
     REQUIRED_PACKAGES,
     Check,
@@ -76,22 +75,21 @@ def test_a_ready_machine_exits_0_and_names_chrome(
 
 
 def test_without_chromium_the_browser_check_fails_with_the_install_fix(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
+    tmp_path: Path,
+    fake_anthropic: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    # Hide every place find_chrome looks: PATH, HOME and the fixed install locations (which
+    # no PATH can hide, so they are emptied here rather than skipping where Chrome lives).
     empty = tmp_path / "bin"
     empty.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("CHROME_PATH", "NO_COLOR")}
-    env.update(PATH=str(empty), HOME=str(tmp_path))
-    command = [sys.executable, "-m", "tui.cli", "doctor", "--audit-dir", str(tmp_path / "a")]
-    # find_chrome also looks in a few install places outside PATH (/opt, /snap, macOS apps).
-    present = [p for p in CHROME_LOCATIONS if os.path.isfile(p)]
-    if present:
-        pytest.skip(f"{present} cannot be hidden by PATH on this machine")
-    done = subprocess.run(
-        command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False
-    )
-    out = done.stdout
-    assert done.returncode == 1, out + done.stderr
+    monkeypatch.delenv("CHROME_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr("core.browser.CHROME_LOCATIONS", ())
+    code, out = doctor(["--audit-dir", str(tmp_path / "a")], capsys)
+    assert code == 1, out
     assert re.search(r"^✗ chrome +no Chrome or Chromium found", out, re.M), out
     assert "apt-get install chromium" in out and "CHROME_PATH" in out
     assert "Not ready: 1 problem (chrome)." in out

@@ -96,6 +96,17 @@ def reports(server: FixtureSite, what: str | None = None) -> list[dict[str, Any]
     return [r for r in found if what is None or r["what"] == what or r["what"].startswith(what)]
 
 
+async def eventually_reported(server: FixtureSite, what: str, timeout: float = 5.0) -> Any:
+    """The data of the latest report ``what`` once the server has it (a page's report is a
+    fetch that may land a moment after the action that caused it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not reports(server, what):
+        assert loop.time() < deadline, f"the page never reported {what!r}"
+        await asyncio.sleep(0.05)
+    return reports(server, what)[-1]["data"]
+
+
 def typed_reports(server: FixtureSite) -> list[dict[str, Any]]:
     return reports(server, "typed:")
 
@@ -381,6 +392,14 @@ def element_line(digest: str, index: int) -> str:
     raise LookupError(f"[{index}] not in\n{digest}")
 
 
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the latest user message of a request."""
+    content = body["messages"][-1]["content"]
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if block.get("type") == "tool_result"]
+
+
 def refused_by_policy(done: ActionDone) -> bool:
     return done.approval.by == "policy" and done.approval.decision == "denied"
 
@@ -522,16 +541,17 @@ async def test_an_invisible_twin_over_a_field_never_receives_the_text(
         tmp_path,
         fake,
         page_url(site, attacker, "twin.html"),
-        [type_into("Search", "running shoes")],
+        [type_into("Search", "running shoes"), type_into("Town", "Leeds")],
     )
     lines = run.observed[0].digest.splitlines()
     assert [line for line in lines if "name=twin" in line] == []  # never offered to the model
-    [typed] = run.done("type")
-    assert reports(site, "typed:twin") == []
-    if typed.result.ok:
-        assert reports(site, "typed:q")[-1]["data"] == "running shoes"
-    else:
-        assert "covered" in typed.result.message, typed.result
+    covered, town = run.done("type")
+    assert not covered.result.ok and covered.result.code == "not_actionable", covered.result
+    assert "covered" in covered.result.message
+    assert reports(site, "typed:twin") == [] and reports(site, "typed:q") == []
+    # The page's report channel works: the ordinary field next to it reports what it got.
+    assert town.result.ok, town.result
+    assert await eventually_reported(site, "typed:town") == "Leeds"
 
 
 async def test_typing_with_enter_into_a_form_bound_for_the_attacker_asks_showing_where(
@@ -565,13 +585,10 @@ async def test_pressing_enter_in_a_form_bound_for_the_attacker_names_where(
         person=person,
     )
     assert run.intents("press_key") == [] and attacker.received == []
-    destination = attacker_origin(attacker) + "/hostile/collect"
     [pressed] = run.done("press_key")
-    if person.requests:  # asked, showing where the form goes...
-        [request] = person.requests
-        assert request.risky and any(destination in d for d in request.details), request
-    else:  # ...or refused outright, like a click on a submit button bound there
-        assert refused_by_policy(pressed) and "localhost" in (pressed.result.error or "")
+    # Refused outright, like a click on a submit button bound there; the refusal names where.
+    assert person.requests == []
+    assert refused_by_policy(pressed) and "localhost" in (pressed.result.error or "")
 
 
 async def test_an_approved_form_post_to_a_blocked_host_never_leaves_the_browser(
@@ -737,7 +754,10 @@ async def test_run_js_ordered_by_a_page_is_not_run(
 
     run = await run_hostile(tmp_path, fake, page_url(site, attacker, "run-js.html"), [run_the_code])
     assert run.intents() == [] and attacker.received == []
-    assert "run_js" in run.body_text(1)
+    # The model's own call is repeated in the next request; the answer to it must say no.
+    [answer] = tool_results(run.bodies[1])
+    assert answer.get("is_error"), answer
+    assert "run_js is not available in this run" in str(answer["content"]), answer
 
 
 # === hand-over to a person ========================================================================

@@ -41,11 +41,14 @@ from core.events import (
 )
 from core.result import ActionResult, Changes
 
-BOOKING_DIGEST = """URL: http://127.0.0.1:8765/search
+# Observations in the form the agent sends them (see Agent._observe and core/envelope.py).
+BOOKING_DIGEST = """<browser_state>
+URL: http://127.0.0.1:8765/search
 Title: Book a train
-Tabs: [0] Book a train (current)
+Tabs:
+  tab 0 (current): Book a train — http://127.0.0.1:8765/search
 Scroll: top of page, 1.4 pages below
-Page content (untrusted):
+
 Find your train
 [3]<a href=/>Home</a>
 [4]<a href=/help>Help</a>
@@ -54,22 +57,33 @@ Find your train
 [15]<input type=date name=date>Date</input>
 [16]<input type=checkbox>Window seat</input>
 [12]<button type=submit>Search trains</button>
-~[40]<a href=/terms>Terms and conditions</a>"""
+~[40]<a href=/terms>Terms and conditions</a>
+</browser_state>"""
 
-RESULTS_DIGEST = """URL: http://127.0.0.1:8765/results?from=Paris&to=Lyon
+RESULTS_DIGEST = """<browser_state>
+URL: http://127.0.0.1:8765/results?from=Paris&to=Lyon
 Title: 3 trains found
-Page content (untrusted):
+Tabs:
+  tab 0 (current): 3 trains found — http://127.0.0.1:8765/results?from=Paris&to=Lyon
+Scroll: the whole page fits in the viewport
+
 3 trains from Paris to Lyon
 08:04 → 10:01  €39
 [21]<button>Book 08:04</button>
 09:34 → 11:30  €45
-*[22]<button>Book 09:34</button>"""
+*[22]<button>Book 09:34</button>
+</browser_state>"""
 
-MARKUP_DIGEST = """URL: http://127.0.0.1:8765/files
+MARKUP_DIGEST = """<browser_state>
+URL: http://127.0.0.1:8765/files
 Title: [bold]Files[/bold]
-Page content (untrusted):
+Tabs:
+  tab 0 (current): [bold]Files[/bold] — http://127.0.0.1:8765/files
+Scroll: the whole page fits in the viewport
+
 Path: [/path] and [/] and [red]not red[/red] and [link=x]y[/link] and \\[escaped]
-[5]<a href=/x>[bold]open[/bold]</a>"""
+[5]<a href=/x>[bold]open[/bold]</a>
+</browser_state>"""
 
 
 @dataclass

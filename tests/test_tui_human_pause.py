@@ -9,12 +9,17 @@ from tests.test_tui_driver import RoundScript, UiTestDriver, still_clock, wait_u
 from tui.app import HandrailApp
 from tui.human_pause import HumanPauseScreen
 
-LOGIN_DIGEST = """URL: http://127.0.0.1:8765/login
+LOGIN_DIGEST = """<browser_state>
+URL: http://127.0.0.1:8765/login
 Title: Sign in
-Page content (untrusted):
+Tabs:
+  tab 0 (current): Sign in — http://127.0.0.1:8765/login
+Scroll: the whole page fits in the viewport
+
 [2]<input type=email name=user>Email</input>
 *[3]<input type=password name=pass>Password</input>
-[4]<button type=submit>Sign in</button>"""
+[4]<button type=submit>Sign in</button>
+</browser_state>"""
 
 
 def login_driver(*, headless: bool = False) -> UiTestDriver:

@@ -67,6 +67,12 @@ _MODIFIER_KEYS: dict[int, Key] = {
     META: Key("Meta", "MetaLeft", 91, location=1),
 }
 # Pressed in this order, released in reverse (the order people's fingers use).
+# Keys that move the focus or leave a field (lowercase specs): allowed even when a password,
+# code or card field has the focus, since they type nothing into it.
+MOVING_KEYS = frozenset(
+    {"tab", "shift+tab", "escape", "enter", "return", "arrowup", "arrowdown", "pageup", "pagedown"}
+)
+
 _MODIFIER_ORDER = (CONTROL, ALT, META, SHIFT)
 _MODIFIER_NAMES = {SHIFT: "Shift", CONTROL: "Control", ALT: "Alt", META: "Meta"}
 

@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 
 from core.actions import PAGE_CHANGING, Action
 from core.events import HumanKind
+from core.keys import MOVING_KEYS
 from core.secrets import Secrets, only_placeholders
 from core.snapshot import ElementInfo, SensitiveField, Snapshot
 
@@ -275,7 +276,7 @@ class Gate:
         if (
             focused is not None
             and focused.sensitive is not None
-            and keys.lower() not in _MOVING_KEYS
+            and keys.lower() not in MOVING_KEYS
         ):
             return _refuse(
                 f"keys into a {focused.sensitive} field",
@@ -335,12 +336,6 @@ def _refuse(why: str, message: str, *, risky: bool = True, sensitive: bool = Fal
         refused=message,
         sensitive=sensitive,
     )
-
-
-# Keys that move the focus or leave a field: allowed even when a sensitive field has it.
-_MOVING_KEYS = frozenset(
-    {"tab", "shift+tab", "escape", "enter", "return", "arrowup", "arrowdown", "pageup", "pagedown"}
-)
 
 
 def _is_captcha(element: ElementInfo) -> bool:

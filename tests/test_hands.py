@@ -202,6 +202,18 @@ async def test_ordinary_fields_that_share_words_are_typed(
     assert await page_eval(tab, "document.getElementById('f').value") == "123"
 
 
+async def test_keys_pressed_one_by_one_into_a_focused_sensitive_field_are_refused(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await _first_field(page, site, "show-password")
+    await page_eval(tab, "document.getElementById('f').focus()")
+    refused = await page.press_key("h")
+    assert not refused.ok and refused.code == "sensitive_field", refused.message
+    assert await page_eval(tab, "document.getElementById('f').value") == ""
+    moved = await page.press_key("Tab")  # leaving the field types nothing into it
+    assert moved.ok, moved.message
+
+
 async def test_a_configured_secret_still_fills_a_sensitive_field(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:

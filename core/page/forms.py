@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cdp import CDPTimeout
-from core.keys import key_events, parse_keys
+from core.keys import MOVING_KEYS, key_events, parse_keys
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect
 from core.page.keyboard import enter_text, send_keys
@@ -125,6 +125,10 @@ async def press_key(ctx: Ctx, spec: str) -> ActionResult:
     combo = parse_keys(spec)
     before = await probe(ctx)
     focus_before = await js(ctx, "focusDescription")
+    if combo.spec.lower() not in MOVING_KEYS:
+        # Judged on the focused element as it is now: keys would go into it one by one.
+        verdict = await js(ctx, "focusedSensitivity")
+        _refuse_if_sensitive(ctx, f"the focused {focus_before}", verdict, secret=False)
     marks = watch.marks()
     await send_keys(ctx, key_events(combo, mac=ctx.hands.options.mac))
     note = await settle(ctx, marks)

@@ -51,6 +51,28 @@ async def _time(reps: int, action: Callable[[], Awaitable[ActionResult]]) -> lis
     return times
 
 
+async def _press_check(page: Page, reps: int) -> list[float]:
+    """What the press-time check adds to a click: the hit test after the pointer moved (a
+    frame and a task of the page) and the read-back of the press target, as two calls into
+    our world. Measured without pressing (the read-back then finds no press)."""
+    from core.page.context import Ctx, js  # the hands' internals, for this figure only
+
+    snapshot, _ = await page.observe()
+    index = _index(snapshot, "Add one")
+    x, y, w, h = snapshot.elements[index].rect
+    tab = page.browser.current
+    loop = asyncio.get_running_loop()
+    times = []
+    for _ in range(reps):
+        ctx = Ctx(name="bench", deadline=loop.time() + 30, hands=page._hands, tab=tab)
+        started = time.perf_counter()
+        await js(ctx, "hoverCheck", index, x + w / 2, y + h / 2, await_promise=True)
+        await js(ctx, "pressCheck")
+        times.append((time.perf_counter() - started) * 1000)
+        await js(ctx, "pressDone")
+    return times
+
+
 def _p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -115,6 +137,8 @@ async def _measure(reps: int, chrome: str | None) -> dict[str, list[float]]:
                 return page.navigate(flip[n % 2])
 
             figures["navigate"] = await _time(reps, navigate)
+            await page.navigate(counter)
+            figures["press check"] = await _press_check(page, reps)
         finally:
             page.close()
             await browser.close()

@@ -69,7 +69,6 @@ def url_problem(url: str, *, allow_file_urls: bool) -> str | None:
 async def navigate(ctx: Ctx, url: str) -> ActionResult:
     tab = ctx.current
     watch = ctx.watch
-    loop = asyncio.get_running_loop()
     url = url.strip()
     before = await probe(ctx)
     history = await tab.send("Page.getNavigationHistory", timeout=5)
@@ -99,24 +98,22 @@ async def navigate(ctx: Ctx, url: str) -> ActionResult:
     loader = nav.get("loaderId")
     partial = None
     if loader:
-        while True:
+        end = await watch.wait_for_navigation(
+            watch.marks(), until=ctx.deadline - 0.3, loader=loader
+        )
+        if end == "timeout":
             seen = watch.lifecycle.get(loader, set())
-            if "load" in seen:
-                break
-            left = ctx.deadline - 0.3 - loop.time()
-            if left <= 0:
-                if "DOMContentLoaded" in seen or watch.committed_loader == loader:
-                    partial = "the page is shown, but it was still loading some of its resources"
-                    break
+            if "DOMContentLoaded" in seen or watch.committed_loader == loader:
+                partial = "the page is shown, but it was still loading some of its resources"
+            else:
                 with contextlib.suppress(CDPError):
                     await tab.send("Page.stopLoading", timeout=2)
                 return ActionResult.failure(
-                    f"{url} did not finish loading within {ctx.hands.options.action_timeout:g} s; handrail "
-                    "stopped loading it",
+                    f"{url} did not finish loading within {ctx.hands.options.action_timeout:g} s; "
+                    "handrail stopped loading it",
                     code="navigation_timeout",
                     error=f"navigation_timeout: {url}",
                 )
-            await watch.changed(min(left, 0.5))
         if from_blank and watch.committed_loader == loader:
             # Our fresh tab's about:blank must not be a page the model can go back to.
             with contextlib.suppress(CDPError):
@@ -162,21 +159,9 @@ async def go_back(ctx: Ctx) -> ActionResult:
     ctx.mark_dispatched()
     await tab.send("Page.navigateToHistoryEntry", {"entryId": target["id"]}, timeout=10)
     loop = asyncio.get_running_loop()
-    limit = loop.time() + max(min(ctx.remaining() - 1.0, 15.0), 0.2)
-    note = None
-    while True:
-        committed = watch.commits > marks.commits
-        if watch.same_doc > marks.same_doc and not committed:
-            break
-        if committed and (
-            "load" in watch.lifecycle.get(watch.committed_loader or "", set())
-            or watch.stopped >= watch.started
-        ):
-            break
-        if loop.time() >= limit:
-            note = "the page was still loading when handrail stopped waiting"
-            break
-        await watch.changed(min(0.25, limit - loop.time()))
+    until = loop.time() + max(min(ctx.remaining() - 1.0, 15.0), 0.2)
+    end = await watch.wait_for_navigation(marks, until=until)
+    note = "the page was still loading when handrail stopped waiting" if end == "timeout" else None
     await network_quiet(ctx, quiet=NAV_QUIET, cap=NAV_CAP)
     await frames(ctx)
     after = await probe(ctx)

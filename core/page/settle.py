@@ -120,22 +120,9 @@ async def follow_navigation(ctx: Ctx, watch: TabWatch, marks: Marks) -> bool:
     """Wait for a navigation the page started to commit and load (a download or a 204
     answer stops it without a commit). False when it was still loading at the limit."""
     loop = asyncio.get_running_loop()
-    limit = loop.time() + min(max(ctx.remaining() - 1.0, 0.2), 15.0)
-    start_by = loop.time() + 1.0
-    while loop.time() < limit:
-        started = watch.started > marks.started
-        if not started and loop.time() > start_by:
-            return True
-        committed = watch.commits > marks.commits
-        stopped = watch.stopped >= watch.started
-        if watch.same_doc > marks.same_doc and not committed and stopped:
-            return True
-        if started and stopped:
-            return True
-        if committed and "load" in watch.lifecycle.get(watch.committed_loader or "", set()):
-            return True
-        await watch.changed(min(0.25, limit - loop.time()))
-    return False
+    until = loop.time() + min(max(ctx.remaining() - 1.0, 0.2), 15.0)
+    end = await watch.wait_for_navigation(marks, until=until, start_by=loop.time() + 1.0)
+    return end != "timeout"
 
 
 async def network_quiet(ctx: Ctx, *, quiet: float, cap: float) -> None:

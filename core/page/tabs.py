@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from core.browser import Browser, Tab
 from core.cdp import JSON, ConnectionClosed, SessionClosed
@@ -17,6 +18,8 @@ from core.page.downloads import Downloads
 from core.page.messages import clip
 
 STATE_KEY = "page"
+
+NavigationEnd = Literal["loaded", "same_document", "stopped", "not_started", "timeout"]
 # Requests that never finish by design must not hold "network quiet" hostage.
 _LONG_LIVED_TYPES = {"EventSource", "WebSocket"}
 
@@ -81,6 +84,48 @@ class TabWatch:
             raise SessionClosed("the tab's renderer crashed")
         if self.tab.closed:
             raise SessionClosed("the tab was closed")
+
+    async def wait_for_navigation(
+        self,
+        marks: Marks,
+        *,
+        until: float,
+        loader: str | None = None,
+        start_by: float | None = None,
+    ) -> NavigationEnd:
+        """The one navigation wait of the hands, until the loop time ``until``.
+
+        With ``loader`` (a navigation we started): ``"loaded"`` once that document's load
+        event fired. Without (one the page or the history started since ``marks``):
+        ``"loaded"`` once a new document committed and loaded (or its loading stopped, as
+        a page restored from the back/forward cache does), ``"same_document"`` for a
+        fragment or history.pushState change, ``"stopped"`` when loading stopped without a
+        new document (a download, a 204), ``"not_started"`` when nothing started by the
+        loop time ``start_by``. ``"timeout"`` otherwise. Raises SessionClosed /
+        ConnectionClosed when the tab or the browser went away.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            if loader is not None:
+                if "load" in self.lifecycle.get(loader, set()):
+                    return "loaded"
+            else:
+                committed = self.commits > marks.commits
+                started = self.started > marks.started
+                stopped = self.stopped >= self.started
+                loaded = "load" in self.lifecycle.get(self.committed_loader or "", set())
+                if committed and (loaded or stopped):
+                    return "loaded"
+                if self.same_doc > marks.same_doc and not committed and stopped:
+                    return "same_document"
+                if started and stopped:
+                    return "stopped"
+                if start_by is not None and not started and loop.time() > start_by:
+                    return "not_started"
+            left = until - loop.time()
+            if left <= 0:
+                return "timeout"
+            await self.changed(min(left, 0.25))
 
     def where(self) -> str:
         """``url ('title')`` as last read from the page."""

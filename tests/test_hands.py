@@ -60,7 +60,15 @@ def reports(site: FixtureSite, what: str) -> list[dict[str, Any]]:
 
 # --- the target at the moment of the press ----------------------------------------------------
 
-SWAPS = ["mouseover", "mouseenter", "pointerover", "pointermove", "overlay", "next-frame"]
+SWAPS = [
+    "mouseover",
+    "mouseenter",
+    "pointerover",
+    "pointermove",
+    "overlay",
+    "next-frame",
+    "capture",
+]
 
 
 @pytest.mark.parametrize("on", SWAPS)

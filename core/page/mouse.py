@@ -30,6 +30,9 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     # A dialog opened by the page blocks these calls until it is answered (by our
     # dialog task), so they wait as long as the action may.
     await _button(ctx, "mousePressed", x, y)
+    # A move with the button down, on the spot: a pointer capture the page asked for in its
+    # pointerdown handler has surely taken effect (gotpointercapture) before we look.
+    await _move(ctx, x, y, buttons=1)
     press = await js(ctx, "pressCheck")
     if press.get("ok"):
         await _button(ctx, "mouseReleased", x, y)
@@ -42,11 +45,12 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
         )
     finally:
         await js(ctx, "pressDone")
+    landed = "the release was captured by" if press.get("captured") else "the press landed on"
     raise Refused(
-        f"{ctx.name} was not done: the target changed under the pointer: the press landed on "
-        f"{press.get('what')}, not on [{index}]; handrail released the button elsewhere so no "
+        f"{ctx.name} was not done: the target changed under the pointer: {landed} "
+        f"{press.get('what')}, not [{index}]; handrail released the button elsewhere so no "
         "click happened",
-        error=f"the target changed under the pointer: {press.get('what')} received the press",
+        error=f"the target changed under the pointer: {landed} {press.get('what')}",
         code="target_changed",
     )
 

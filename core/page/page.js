@@ -414,13 +414,23 @@
     if (!el.isConnected) return { ok: false, what: "nothing: the element left the page" };
     const hit = deepElementFromPoint(x, y);
     if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
-    const state = { el, target: null, undo: [] };
+    const state = { el, target: null, captured: null, pointerId: 1, undo: [] };
     const record = (event) => {
       if (!state.target) state.target = event.composedPath()[0] || event.target;
+    };
+    // A page can also redirect the release: capturing the pointer to another element makes
+    // pointerup (and so the click) go there.
+    const captured = (event) => {
+      const target = event.composedPath()[0] || event.target;
+      if (!pressReaches(el, target)) {
+        state.captured = target;
+        state.pointerId = event.pointerId;
+      }
     };
     for (const win of windowsOf(el)) {
       listen(state, win, "pointerdown", record);
       listen(state, win, "mousedown", record);
+      listen(state, win, "gotpointercapture", captured);
     }
     pressGuard = state;
     return { ok: true };
@@ -446,17 +456,29 @@
     if (!state) return { ok: false, what: "nothing handrail could see" };
     const target = state.target;
     disarm(state);
-    if (pressReaches(state.el, target)) {
+    if (pressReaches(state.el, target) && !state.captured) {
       pressGuard = null;
       return { ok: true };
     }
-    if (target && typeof target.hasPointerCapture === "function") {
-      try {
-        if (target.hasPointerCapture(1)) target.releasePointerCapture(1);
-      } catch (_) {
-        // not a pointer this element captured
+    for (const holder of [target, state.captured]) {
+      if (holder && typeof holder.hasPointerCapture === "function") {
+        try {
+          if (holder.hasPointerCapture(state.pointerId)) holder.releasePointerCapture(state.pointerId);
+        } catch (_) {
+          // not a pointer this element captured
+        }
       }
     }
+    if (state.captured && pressReaches(state.el, target)) {
+      const what = describe(state.captured);
+      installClickBlock(state);
+      return { ok: false, what, captured: true, neutral: neutralPoint(state.captured) };
+    }
+    installClickBlock(state);
+    return { ok: false, what: target ? describe(target) : "nothing handrail could see", neutral: neutralPoint(target) };
+  }
+
+  function installClickBlock(state) {
     const block = (event) => {
       event.stopImmediatePropagation();
       event.preventDefault();
@@ -464,7 +486,6 @@
     for (const win of windowsOf(state.el)) {
       for (const type of ["click", "auxclick", "dblclick", "contextmenu"]) listen(state, win, type, block);
     }
-    return { ok: false, what: target ? describe(target) : "nothing handrail could see", neutral: neutralPoint(target) };
   }
 
   function pressDone() {

@@ -317,7 +317,8 @@
     return false;
   }
 
-  // Stable = the same box over two consecutive frames (three readings).
+  // Stable = the same box in two consecutive frames. One frame is enough here: the press
+  // itself is checked again after the pointer moved (hoverCheck, pressCheck).
   async function stableRect(el, maxMs) {
     const win = el.ownerDocument.defaultView;
     const started = Date.now();
@@ -333,7 +334,7 @@
         Math.abs(cur.w - prev.w) < 0.5 &&
         Math.abs(cur.h - prev.h) < 0.5;
       sameRuns = same ? sameRuns + 1 : 0;
-      if (sameRuns >= 2) return { ok: true, rect: cur };
+      if (sameRuns >= 1) return { ok: true, rect: cur };
       if (Date.now() - started > maxMs) return { ok: false, rect: cur };
       prev = cur;
     }

@@ -88,13 +88,17 @@ class ChildTargets:
             found = cls._registry[browser] = cls(browser)
         return found
 
-    def add_hook(self, hook: ChildHook) -> None:
+    def add_hook(self, hook: ChildHook, *, first: bool = False) -> None:
         """Run ``hook(child)`` on every child attached from now on, before the child runs.
 
-        Hooks run one after another in the order they were added. A hook must not wait for
-        the child to do anything (it is paused until all hooks return).
+        Hooks run one after another in the order they were added (``first=True`` puts this
+        one before all others: the network guard's). A hook must not wait for the child to
+        do anything (it is paused until all hooks return).
         """
-        self._hooks.append(hook)
+        if first:
+            self._hooks.insert(0, hook)
+        else:
+            self._hooks.append(hook)
 
     def remove_hook(self, hook: ChildHook) -> None:
         """Stop running ``hook`` on children attached from now on (absent: no error)."""

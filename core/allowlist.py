@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qs, urlsplit
 
 import structlog
 
@@ -68,7 +69,6 @@ _STRICT_PATTERNS = [{"urlPattern": "*", "requestStage": "Request"}]
 # They are intercepted (and failed) here, never sent.
 REPORT_URL = "http://csp-report.handrail.invalid/"
 _WORLD = "handrail-guard"
-_BINDING = "__handrailBlocked"
 
 
 @functools.cache
@@ -164,21 +164,12 @@ class DomainGuard:
         await session.send("Fetch.enable", {"patterns": self._fetch_patterns})
         if self._policy is None or not documents:
             return
-        session.on("Runtime.bindingCalled", self._on_binding)
-        await session.send("Runtime.enable")  # bindingCalled is only sent with it
-        await session.send("Runtime.addBinding", {"name": _BINDING, "executionContextName": _WORLD})
-        # A <meta> policy cannot name a report-uri: violations come back through the binding.
+        # A <meta> policy cannot name a report-uri: connect_policy.js reports to REPORT_URL.
         meta_policy = self._policy.split("; report-uri", 1)[0]
-        source = f"({_connect_policy_js()})({json.dumps(meta_policy)}, {json.dumps(_BINDING)})"
+        source = f"({_connect_policy_js()})({json.dumps(meta_policy)}, {json.dumps(REPORT_URL)})"
         await session.send(
             "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": _WORLD}
         )
-
-    def _on_binding(self, params: JSON) -> None:
-        if params.get("name") == _BINDING:
-            url = str(params.get("payload", ""))
-            if host_of(url):
-                self._block(url, "connection (WebSocket, fetch, beacon or EventSource)")
 
     def _on_attached(self, params: JSON) -> None:
         # Three kinds of attachment show up here: targets that existed when auto-attach was
@@ -288,11 +279,14 @@ class DomainGuard:
             )
 
     def _violation(self, request: JSON) -> None:
+        # A worker's header policy posts a CSP report; a document's <meta> policy cannot,
+        # so connect_policy.js loads REPORT_URL?u=BLOCKED as an image instead.
+        query = parse_qs(urlsplit(str(request.get("url", ""))).query)
         try:
             report = json.loads(str(request.get("postData") or "{}")).get("csp-report", {})
         except (ValueError, AttributeError):
             report = {}
-        blocked = str(report.get("blocked-uri") or "")
+        blocked = str(report.get("blocked-uri") or query.get("u", [""])[0])
         if blocked and host_of(blocked):
             self._block(blocked, "connection (WebSocket, fetch, beacon or EventSource)")
 

@@ -3,8 +3,10 @@
 // script runs (the parser runs no script before a microtask checkpoint, and the observer
 // fires at that checkpoint), so the renderer itself refuses a WebSocket, fetch, beacon or
 // EventSource to a host outside --allow-domain. A page cannot lift a CSP once it applies.
-// Each violation is reported to handrail through the binding named by BINDING.
-(policy, binding) => {
+// Each violation is reported by loading REPORT?u=BLOCKED as an image (images are outside
+// the policy): the guard's Fetch catches that request, so it never leaves the browser, and
+// no Runtime domain (which pages can notice) is needed for a binding.
+(policy, report) => {
   const put = () => {
     const meta = document.createElement("meta");
     meta.httpEquiv = "Content-Security-Policy";
@@ -24,7 +26,8 @@
   document.addEventListener(
     "securitypolicyviolation",
     (event) => {
-      if (event.effectiveDirective === "connect-src") globalThis[binding](event.blockedURI);
+      if (event.effectiveDirective !== "connect-src") return;
+      new Image().src = report + "?u=" + encodeURIComponent(event.blockedURI);
     },
     true,
   );

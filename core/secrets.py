@@ -239,6 +239,13 @@ class Secrets:
             return text
         return self._forms.replace(self._pattern.sub(REDACTED, text), lambda _name: REDACTED)
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of every occurrence of a secret in ``text``, in any form the
+        module doc lists (overlapping spans are not merged). Empty when there is none."""
+        if self._pattern is None or not text:
+            return []
+        return [m.span() for m in self._pattern.finditer(text)] + self._forms.spans(text)
+
     def scrub_json(self, obj: Any) -> Any:
         """:meth:`scrub` applied to every string (keys too) in nested dicts, lists and tuples.
 
@@ -349,6 +356,18 @@ class _FormScanner:
         b64.sort(key=lambda pair: len(pair[0]), reverse=True)
         self._b64_name = dict(b64)
         self._b64 = re.compile("|".join(re.escape(f) for f, _ in b64)) if b64 else None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where disguised forms occur in ``text`` (base64 and letter runs), unmerged."""
+        found: list[tuple[int, int]] = []
+        if self._b64 is not None:
+            found += [m.span() for m in self._b64.finditer(text)]
+        letters, where = _letters(text) if self._grams else ("", [])
+        for size, table in self._grams.items():
+            for i in range(len(letters) - size + 1):
+                if letters[i : i + size] in table:
+                    found.append((where[i][0], where[i + size - 1][1]))
+        return found
 
     def replace(self, text: str, replacement: Callable[[str], str]) -> str:
         if self._b64 is not None:

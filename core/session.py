@@ -19,7 +19,7 @@ from pathlib import Path
 
 import structlog
 
-from core import oplog
+from core import oplog, screenshot_mask
 from core.agent import Agent, AgentConfig
 from core.allowlist import NETWORK_MODES, DomainGuard, NetworkMode, default_network_mode
 from core.audit import AuditError, AuditRecorder, AuditWriter
@@ -255,6 +255,7 @@ async def run_session(
         raise
     if on_browser is not None:
         on_browser(browser)
+    screenshot_mask.register(browser, prepared.secrets)
     try:
         page = Page(
             browser,

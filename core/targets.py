@@ -12,7 +12,8 @@ reports every new child with ``Target.attachedToTarget`` on the session that own
 The registered hooks run in order on a :class:`ChildTarget`; only when all of them succeed
 is auto-attach switched on inside the child and ``Runtime.runIfWaitingForDebugger`` sent.
 A hook that raises leaves the child unresumed (fail closed): its target is closed when
-Chrome allows that, otherwise it stays paused, and a notice says why.
+Chrome allows that, otherwise it stays paused (Chromium releases a paused dedicated worker
+as its page unloads), and a notice says why.
 
 Only sessions we install on are touched: another person's tab (connect mode) never is.
 See docs/architecture.md, "The network guard".
@@ -190,7 +191,9 @@ class ChildTargets:
             )
             outcome = "it was closed"
         except CDPError:
-            outcome = "it stays paused and never runs"
+            # Chromium cannot close a dedicated worker from here; paused, it runs nothing
+            # (until its page unloads: Chromium then releases it as it ends it).
+            outcome = "it stays paused while its page is shown"
         log.error("targets.child_refused", kind=child.kind, url=where, error=repr(exc))
         self._notices.append(
             f"a {child.kind.replace('_', ' ')} of the page ({where}) could not be made safe "

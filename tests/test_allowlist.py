@@ -45,6 +45,7 @@ SUBRESOURCES = (
     "stylesheet",
     "prefetch",
     "worker",
+    "worker-websocket",
     "service-worker",
 )
 # Speculation rules: switched off at launch, so no mode lets them through.

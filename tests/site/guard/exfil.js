@@ -56,6 +56,9 @@ function leak(token) {
     case "worker":
       new Worker("exfil-worker.js?" + new URLSearchParams({ to: url("/leak") }));
       break;
+    case "worker-websocket":
+      new Worker("exfil-worker.js?" + new URLSearchParams({ to: url("/leak"), ws: 1 }));
+      break;
     case "service-worker":
       navigator.serviceWorker.register("exfil-worker.js?" + new URLSearchParams({ to: url("/leak") }));
       break;

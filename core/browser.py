@@ -34,6 +34,7 @@ from typing import Any, Literal
 import structlog
 
 from core.cdp import JSON, CDPConnection, CDPError, CDPSession, ConnectionClosed, HandshakeRefused
+from core.preloading import PRERENDER_FEATURES, disable_preloading
 
 log = structlog.get_logger("handrail.browser")
 
@@ -46,7 +47,8 @@ QUIET_FLAGS = (
     "--no-first-run",
     "--no-default-browser-check",
     "--disable-default-apps",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    # Prerendering loads pages outside the tab's Fetch: the network guard could not see it.
+    f"--disable-features=Translate,MediaRouter,OptimizationHints,{','.join(PRERENDER_FEATURES)}",
     "--metrics-recording-only",
     "--password-store=basic",
     "--use-mock-keychain",
@@ -612,6 +614,7 @@ def _is_target(target_id: str) -> Callable[[JSON], bool]:
 
 def chrome_args(profile: Path, options: LaunchOptions) -> list[str]:
     width, height = options.window_size
+    disable_preloading(profile)  # speculation rules prefetch has no flag (core/preloading.py)
     args = [
         f"--user-data-dir={profile}",
         "--remote-debugging-port=0",

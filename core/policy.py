@@ -66,24 +66,105 @@ class Finding:
 
 
 def host_of(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
+    """The URL's host, lower-case; an IPv6 address without its brackets (``::1``)."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
 
 
-def host_allowed(host: str, patterns: Sequence[str]) -> bool:
-    """Whether ``host`` matches one of the ``--allow-domain`` globs (none given: all hosts).
+def port_of(url: str) -> int | None:
+    """The URL's port, or its scheme's default (80, 443; ws 80, wss 443); None when unknown."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    return port if port is not None else _DEFAULT_PORTS.get(parts.scheme.lower())
 
-    A bare domain also admits its subdomains: ``example.com`` allows ``www.example.com``.
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+@dataclass(frozen=True, slots=True)
+class AllowPattern:
+    """One ``--allow-domain`` entry: a host glob and, when given, the only port it admits."""
+
+    host: str
+    """Lower-case glob; an IPv6 address without brackets. A glob-free name also admits its
+    subdomains (``example.com`` admits ``www.example.com``)."""
+    port: int | None = None
+
+    def admits(self, host: str, port: int | None) -> bool:
+        if self.port is not None and port != self.port:
+            return False
+        host = host.lower().rstrip(".")
+        if fnmatch.fnmatchcase(host, self.host):
+            return True
+        return not self.is_glob and host.endswith("." + self.host)
+
+    @property
+    def is_glob(self) -> bool:
+        return any(c in self.host for c in "*?[")
+
+
+def parse_allow_pattern(text: str) -> AllowPattern:
+    """Parse ``HOST``, ``HOST:PORT``, ``[IPV6]`` or ``[IPV6]:PORT`` (HOST may be a glob).
+
+    A bare IPv6 address (``::1``, two colons or more) is read as a host without port.
+    Raises ValueError with a message that names the entry and says how to write it.
+    """
+    entry = text.strip().lower()
+    port_text: str | None = None
+    if entry.startswith("["):
+        end = entry.find("]")
+        rest = entry[end + 1 :] if end > 0 else "?"
+        if end < 0 or (rest and not rest.startswith(":")):
+            raise ValueError(
+                f"--allow-domain {text!r}: write an IPv6 address as [::1] or [::1]:8080"
+            )
+        host = entry[1:end]
+        port_text = rest[1:] if rest else None
+    elif entry.count(":") == 1:
+        host, port_text = entry.split(":")
+    else:
+        host = entry
+    host = host.rstrip(".")
+    if not host or "/" in host:
+        raise ValueError(
+            f"--allow-domain {text!r}: give a host name (example.com, *.example.com), "
+            "optionally with :PORT; not a URL"
+        )
+    port: int | None = None
+    if port_text is not None:
+        if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+            raise ValueError(f"--allow-domain {text!r}: the port must be a number from 1 to 65535")
+        port = int(port_text)
+    return AllowPattern(host, port)
+
+
+def host_allowed(host: str, patterns: Sequence[str], port: int | None = None) -> bool:
+    """Whether ``host`` (and ``port``, when the entry names one) matches one of the
+    ``--allow-domain`` entries (none given: all hosts). See :func:`parse_allow_pattern`.
+
+    An entry with a port admits only that port; ``port=None`` never matches such an entry.
+    An entry that does not parse admits nothing.
     """
     if not patterns:
         return True
-    host = host.lower().rstrip(".")
-    for pattern in patterns:
-        p = pattern.lower().strip().rstrip(".")
-        if fnmatch.fnmatchcase(host, p) or (
-            not any(c in p for c in "*?[") and host.endswith("." + p)
-        ):
+    for text in patterns:
+        try:
+            pattern = parse_allow_pattern(text)
+        except ValueError:
+            continue
+        if pattern.admits(host, port):
             return True
     return False
+
+
+def url_allowed(url: str, patterns: Sequence[str]) -> bool:
+    """Whether the URL's host and port are admitted by ``patterns`` (none given: all)."""
+    return host_allowed(host_of(url), patterns, port_of(url))
 
 
 class Gate:
@@ -146,7 +227,7 @@ class Gate:
         self, url: str, *, details: tuple[str, ...], what: str = "navigation"
     ) -> Assessment:
         host = host_of(url)
-        if host and not host_allowed(host, self.allow_domains):
+        if host and not url_allowed(url, self.allow_domains):
             return _refuse(
                 "host not allowed",
                 f"{host} is outside the domains this run may visit "

@@ -12,6 +12,17 @@ names) goes through :meth:`Secrets.scrub` or :meth:`Secrets.mask_for_model` firs
 
 Values are never logged and never appear in the ``repr`` of these objects.
 
+Forms: a page can echo a value back changed. Besides the value itself (raw, URL-encoded,
+JSON-escaped), :meth:`Secrets.scrub` and :meth:`Secrets.mask_for_model` find it
+- in any case (``CANARY``), with whitespace or punctuation between its characters
+  (``c a n a r y``, ``c-a-n-a-r-y``), HTML- or URL-encoded character by character
+  (``&#99;&#97;``, ``%63%61``), reversed, and any run of 8 or more of its letters and
+  digits in order (the whole value when it has fewer): see :class:`_FormScanner`;
+- base64-encoded (standard and URL-safe, at any alignment inside a longer base64 text, of
+  the value as given, lower- and upper-cased).
+Values with fewer than :data:`FORM_MIN` letters and digits are only matched as given
+(raw, URL, JSON): spread-out forms of a 3-digit PIN would blank half of every page.
+
 Short values: a value shorter than four characters is still scrubbed, everywhere it occurs.
 That over-redacts (a PIN ``"42"`` also blanks every ``42`` in a page or a log), and the
 ``«redacted»`` marks then hint where the value occurred. Prefer longer secrets; the scrubber
@@ -20,17 +31,25 @@ does not try to guess which occurrences "are" the secret.
 
 from __future__ import annotations
 
+import base64
 import fnmatch
+import html
 import json
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
 REDACTED = "«redacted»"
+
+FORM_MIN = 6
+"""Values with fewer letters and digits than this are not searched for in other forms."""
+
+SUBSTRING = 8
+"""Any run of this many letters and digits of a value, in order, is the value."""
 
 SHORT_VALUE = 4
 """Values shorter than this are scrubbed too, at the cost of over-redaction (see module doc)."""
@@ -132,6 +151,7 @@ class Secrets:
         self._pattern: re.Pattern[str] | None = (
             re.compile("|".join(f"(?:{_variant_pattern(f)})" for f, _ in pairs)) if pairs else None
         )
+        self._forms = _FormScanner(self._by_name.values())
 
     def __repr__(self) -> str:
         return f"Secrets({self.names()!r})"
@@ -214,10 +234,17 @@ class Secrets:
         return PLACEHOLDER_RE.sub(repl, text)
 
     def scrub(self, text: str) -> str:
-        """Replace every secret value (raw, URL-encoded or JSON-escaped) by ``«redacted»``."""
+        """Replace every secret value, in every form the module doc lists, by ``«redacted»``."""
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(REDACTED, text)
+        return self._forms.replace(self._pattern.sub(REDACTED, text), lambda _name: REDACTED)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of every occurrence of a secret in ``text``, in any form the
+        module doc lists (overlapping spans are not merged). Empty when there is none."""
+        if self._pattern is None or not text:
+            return []
+        return [m.span() for m in self._pattern.finditer(text)] + self._forms.spans(text)
 
     def scrub_json(self, obj: Any) -> Any:
         """:meth:`scrub` applied to every string (keys too) in nested dicts, lists and tuples.
@@ -241,7 +268,7 @@ class Secrets:
                     return self.placeholder(name)
             return REDACTED  # unreachable: the match came from one of these forms
 
-        return self._pattern.sub(repl, text)
+        return self._forms.replace(self._pattern.sub(repl, text), self.placeholder)
 
     def _walk(self, obj: Any, fn: Any) -> Any:
         if isinstance(obj, str):
@@ -251,6 +278,128 @@ class Secrets:
         if isinstance(obj, list | tuple):
             return [self._walk(v, fn) for v in obj]
         return obj
+
+
+# A character as a page may write it: an HTML entity (numeric or named), a %XX escape, a
+# \uXXXX or \xXX escape, or itself.
+_TOKEN = re.compile(
+    r"&#[xX][0-9a-fA-F]{1,6};|&#[0-9]{1,7};|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9a-fA-F]{2}"
+    r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|.",
+    re.DOTALL,
+)
+
+
+def _decode_token(token: str) -> str:
+    if len(token) == 1:
+        return token
+    if token.startswith("&"):
+        return html.unescape(token)
+    if token.startswith("%"):
+        return chr(int(token[1:], 16))
+    return chr(int(token[2:], 16))  # \uXXXX or \xXX
+
+
+def _letters(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text's letters and digits, lower-cased and decoded from entities and escapes, with
+    each one's span in ``text`` (separators, whitespace and punctuation dropped)."""
+    chars: list[str] = []
+    spans: list[tuple[int, int]] = []
+    if not any(c in text for c in "&%\\"):
+        for i, c in enumerate(text):
+            if c.isalnum():
+                chars.append(c.lower())
+                spans.append((i, i + 1))
+        return "".join(chars), spans
+    for m in _TOKEN.finditer(text):
+        decoded = _decode_token(m.group(0))
+        if len(decoded) == 1 and decoded.isalnum():
+            chars.append(decoded.lower())
+            spans.append(m.span())
+    return "".join(chars), spans
+
+
+def _base64_forms(value: str) -> set[str]:
+    """Base64 text that appears wherever ``value`` is encoded, at any of the three byte
+    alignments inside a longer encoded text (standard and URL-safe alphabets)."""
+    forms: set[str] = set()
+    for variant in {value, value.lower(), value.upper()}:
+        data = variant.encode()
+        for shift in range(3):
+            encoded = base64.b64encode(b"\0" * shift + data).decode().rstrip("=")
+            # Drop the characters that also hold bits of what comes before and after.
+            start = (shift * 8 + 5) // 6 if shift else 0
+            end = ((shift + len(data)) * 8) // 6
+            middle = encoded[start:end]
+            if len(middle) >= SUBSTRING:
+                forms.add(middle)
+                forms.add(middle.replace("+", "-").replace("/", "_"))
+    return forms
+
+
+class _FormScanner:
+    """Finds the changed forms of the values (see the module doc) and replaces each
+    occurrence, whole, by what ``replacement(name)`` gives."""
+
+    def __init__(self, secrets: Iterable[Secret]) -> None:
+        self._grams: dict[int, dict[str, str]] = {}
+        b64: list[tuple[str, str]] = []
+        for secret in secrets:
+            core = "".join(c.lower() for c in secret.value if c.isalnum())
+            if len(core) < FORM_MIN:
+                continue
+            size = min(SUBSTRING, len(core))
+            table = self._grams.setdefault(size, {})
+            for text in (core, core[::-1]):
+                for i in range(len(text) - size + 1):
+                    table.setdefault(text[i : i + size], secret.name)
+            b64.extend((form, secret.name) for form in _base64_forms(secret.value))
+        b64.sort(key=lambda pair: len(pair[0]), reverse=True)
+        self._b64_name = dict(b64)
+        self._b64 = re.compile("|".join(re.escape(f) for f, _ in b64)) if b64 else None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where disguised forms occur in ``text`` (base64 and letter runs), unmerged."""
+        found: list[tuple[int, int]] = []
+        if self._b64 is not None:
+            found += [m.span() for m in self._b64.finditer(text)]
+        letters, where = _letters(text) if self._grams else ("", [])
+        for size, table in self._grams.items():
+            for i in range(len(letters) - size + 1):
+                if letters[i : i + size] in table:
+                    found.append((where[i][0], where[i + size - 1][1]))
+        return found
+
+    def replace(self, text: str, replacement: Callable[[str], str]) -> str:
+        if self._b64 is not None:
+            text = self._b64.sub(lambda m: replacement(self._b64_name[m.group(0)]), text)
+        if not self._grams or len(text) < min(self._grams):
+            return text
+        letters, spans = _letters(text)
+        marks: list[str | None] = [None] * len(letters)
+        for size, table in self._grams.items():
+            for i in range(len(letters) - size + 1):
+                name = table.get(letters[i : i + size])
+                if name is not None:
+                    marks[i : i + size] = [name] * size
+        if not any(marks):
+            return text
+        out: list[str] = []
+        done = 0
+        i = 0
+        while i < len(marks):
+            name = marks[i]
+            if name is None:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(marks) and marks[j + 1] is not None:
+                j += 1
+            out.append(text[done : spans[i][0]])
+            out.append(replacement(name))
+            done = spans[j][1]
+            i = j + 1
+        out.append(text[done:])
+        return "".join(out)
 
 
 def _read_env(name: str, var: str, env: Mapping[str, str], where: str) -> str:

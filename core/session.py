@@ -19,16 +19,16 @@ from pathlib import Path
 
 import structlog
 
-from core import oplog
+from core import oplog, screenshot_mask
 from core.agent import Agent, AgentConfig
-from core.allowlist import DomainGuard
+from core.allowlist import NETWORK_MODES, DomainGuard, NetworkMode, default_network_mode
 from core.audit import AuditError, AuditRecorder, AuditWriter
 from core.browser import Browser, BrowserError, LaunchOptions
 from core.events import EventSink, RunFinished, Supervisor
 from core.model.base import Model, ModelConfigError
 from core.model.spec import DEFAULT_SPEC, build_model
 from core.page import Page
-from core.policy import ApproveMode, Gate, host_allowed, host_of
+from core.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
 from core.secrets import Secrets, SecretsError
 
 log = structlog.get_logger("handrail.session")
@@ -57,6 +57,8 @@ class RunSettings:
     ends: the browser's reaper removes them even if handrail is killed."""
     chrome_path: str | None = None
     allow_domains: tuple[str, ...] = ()
+    network: NetworkMode | None = None
+    """``--network``; None: ``strict`` when a secret is configured, else ``documents``."""
     allow_js: bool = False
     allow_file_urls: bool = False
     secrets: tuple[str, ...] = ()
@@ -70,6 +72,12 @@ class RunSettings:
     """Observatory theme; None: the one the person saved, else the default."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
+    def network_mode(self) -> NetworkMode:
+        """The ``--network`` mode this run guards with (see :mod:`core.allowlist`)."""
+        if self.network is not None:
+            return self.network
+        return default_network_mode(bool(self.secrets or self.secrets_file))
+
     def public(self) -> dict[str, object]:
         """The settings as written to the audit log (secret names, never values)."""
         return {
@@ -82,6 +90,7 @@ class RunSettings:
             "browser": "cdp_url" if self.cdp_url else ("connect" if self.connect else "launch"),
             "cdp_url": self.cdp_url,
             "allow_domains": list(self.allow_domains),
+            "network": self.network_mode(),
             "allow_js": self.allow_js,
             "secrets": [s.split("=", 1)[0] for s in self.secrets],
             "upload_dir": str(self.upload_dir) if self.upload_dir else None,
@@ -116,6 +125,15 @@ async def prepare(
         )
     if settings.cdp_url and settings.connect:
         raise ConfigError("use either --cdp-url or --connect, not both")
+    for entry in settings.allow_domains:
+        try:
+            parse_allow_pattern(entry)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+    if settings.network is not None and settings.network not in NETWORK_MODES:
+        raise ConfigError(
+            f"--network must be one of {', '.join(NETWORK_MODES)} (got {settings.network!r})"
+        )
     if settings.start_url:
         scheme = settings.start_url.split(":", 1)[0].lower()
         if scheme not in ("http", "https") and not (scheme == "file" and settings.allow_file_urls):
@@ -126,7 +144,7 @@ async def prepare(
                 f"--start-url {settings.start_url!r} has no host; give a whole URL, "
                 "such as https://example.org/"
             )
-        if settings.allow_domains and not host_allowed(host, settings.allow_domains):
+        if not url_allowed(settings.start_url, settings.allow_domains):
             raise ConfigError(
                 f"--start-url {settings.start_url} is outside --allow-domain "
                 f"({', '.join(settings.allow_domains)}); add its host or pick another start page"
@@ -237,6 +255,7 @@ async def run_session(
         raise
     if on_browser is not None:
         on_browser(browser)
+    screenshot_mask.register(browser, prepared.secrets)
     try:
         page = Page(
             browser,
@@ -246,7 +265,7 @@ async def run_session(
             downloads_dir=run_dir / "downloads",
             screenshots_dir=run_dir / "screenshots",
         )
-        guard = DomainGuard(browser, settings.allow_domains)
+        guard = DomainGuard(browser, settings.allow_domains, settings.network_mode())
         await guard.install()
         if settings.start_url:
             # The person's own step: opened before the first round, not gated.

@@ -14,11 +14,13 @@ Special paths, for pages that misbehave on purpose:
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -71,6 +73,7 @@ class _Handler(SimpleHTTPRequestHandler):
                 )
         with self.server.lock:
             self.server.received.append(item)
+            self.server.arrived.notify_all()
         return item
 
     def do_GET(self) -> None:
@@ -139,6 +142,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     received: list[Received]
     lock: threading.Lock
+    arrived: threading.Condition
     stopping: threading.Event
 
 
@@ -149,6 +153,7 @@ class FixtureSite:
         self._server = _Server((host, 0), _Handler)
         self._server.received = []
         self._server.lock = threading.Lock()
+        self._server.arrived = threading.Condition(self._server.lock)
         self._server.stopping = threading.Event()
         self.host = host
         self.port = self._server.server_address[1]
@@ -163,6 +168,19 @@ class FixtureSite:
     def received(self) -> list[Received]:
         with self._server.lock:
             return list(self._server.received)
+
+    async def until(self, predicate: Callable[[list[Received]], bool], timeout: float = 15) -> None:
+        """Return as soon as ``predicate(received)`` holds (checked on every request the
+        server records); raise TimeoutError after ``timeout`` seconds."""
+
+        def wait() -> bool:
+            with self._server.lock:
+                return self._server.arrived.wait_for(
+                    lambda: predicate(list(self._server.received)), timeout
+                )
+
+        if not await asyncio.to_thread(wait):
+            raise TimeoutError(f"{self.origin} did not receive what the test waited for")
 
     def posts(self, path: str | None = None) -> list[Received]:
         return [r for r in self.received if r.method == "POST" and (path is None or r.path == path)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -257,3 +258,38 @@ def test_oplog_without_console_writes_nothing_to_stderr(
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""
     assert "only in the file" in (tmp_path / "r.log").read_text(encoding="utf-8")
+
+
+# --- disguised forms ------------------------------------------------------------------
+
+
+_CANARY = "k9Tq2Wv7Lp4Xz8Rm"
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        _CANARY.upper(),
+        " ".join(_CANARY),
+        "_".join(_CANARY),
+        base64.b64encode(_CANARY.encode()).decode(),
+        base64.urlsafe_b64encode(b"id=" + _CANARY.encode()).decode(),
+        "".join(f"%{ord(c):02x}" for c in _CANARY),
+        "".join(f"&#x{ord(c):x};" for c in _CANARY),
+        "\\u006b\\u0039" + _CANARY[2:],
+        _CANARY[::-1],
+        _CANARY[5:13],
+    ],
+)
+def test_a_disguised_value_is_masked_for_the_model_and_scrubbed(form: str) -> None:
+    s = Secrets([Secret("TOKEN", _CANARY)])
+    assert s.mask_for_model(f"echo: {form} (end)").startswith("echo: ")
+    assert "<secret:TOKEN>" in s.mask_for_model(f"echo: {form} (end)")
+    assert REDACTED in s.scrub(f"echo: {form} (end)")
+    assert s.scrub(f"echo: {form} (end)").endswith(" (end)")
+
+
+def test_text_that_only_shares_short_runs_with_a_value_is_left_alone() -> None:
+    s = Secrets([Secret("TOKEN", _CANARY), Secret("PIN", "4242")])
+    text = "Order k9Tq2Wv shipped; pin hint 4 2 4 2; base64 azlU"
+    assert s.scrub(text) == text

@@ -118,7 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="HOST",
-        help="only these hosts (globs; repeatable)",
+        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
+    )
+    run.add_argument(
+        "--network",
+        choices=("strict", "documents"),
+        help="what --allow-domain guards: strict = every request (default with a secret), "
+        "documents = page and frame loads only (default otherwise)",
     )
     run.add_argument(
         "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
@@ -288,6 +294,7 @@ def settings_from_args(args: argparse.Namespace, *, interactive_default: str) ->
         connect=args.connect,
         profile=args.profile,
         allow_domains=tuple(args.allow_domain),
+        network=args.network,
         allow_js=args.allow_js,
         secrets=tuple(args.secret),
         secrets_file=args.secrets_file,

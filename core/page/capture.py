@@ -9,13 +9,12 @@ from pathlib import Path
 
 from core.page.context import Ctx
 from core.result import ActionResult
+from core.screenshot_mask import capture_masked
 
 
 async def screenshot(ctx: Ctx, *, with_base64: bool) -> ActionResult:
-    shot = await ctx.current.send(
-        "Page.captureScreenshot",
-        {"format": "png"},
-        timeout=max(min(ctx.remaining(), 30.0), 1.0),
+    shot = await capture_masked(
+        ctx.hands.browser, ctx.current, timeout=max(min(ctx.remaining(), 30.0), 1.0)
     )
     data = base64.b64decode(shot["data"])
     folder = (

@@ -1,0 +1,103 @@
+"""Per-request cost of the network guard: ``--network strict`` against ``documents``.
+
+Run: ``.venv/bin/python bench/bench_guard.py [--subresources 200] [--repeat 7]``
+
+A loopback server serves one page that loads N distinct images (tiny, same host, no
+cache). For each mode a fresh headless Chromium with a guard allowing the server's host
+loads the page ``repeat`` times; the figure is the median time from ``Page.navigate`` to
+the load event (all N images done). The per-request overhead is
+``(strict - documents) / N``; ``none`` (no guard at all) is shown for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from core.allowlist import DomainGuard, NetworkMode  # noqa: E402
+from core.browser import Browser, LaunchOptions  # noqa: E402
+
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+def serve(n: int) -> ThreadingHTTPServer:
+    images = "".join(f'<img src="/img/{i}.png" width=1 height=1>' for i in range(n))
+    page = f"<!doctype html><title>bench</title>{images}".encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body, kind = (
+                (page, "text/html") if self.path.startswith("/page") else (PIXEL, "image/png")
+            )
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+async def measure(mode: NetworkMode | None, url: str, repeat: int) -> float:
+    with tempfile.TemporaryDirectory() as profile:
+        browser = await Browser.launch(LaunchOptions(profile_dir=Path(profile), headless=True))
+        try:
+            if mode is not None:
+                await DomainGuard(browser, ["127.0.0.1"], mode).install()
+            tab = await browser.new_tab()
+            times = []
+            for i in range(repeat + 1):
+                loaded = tab.session.expect("Page.loadEventFired")
+                started = time.perf_counter()
+                await tab.send("Page.navigate", {"url": f"{url}?run={i}"})
+                await loaded
+                if i:  # the first load warms the process up
+                    times.append(time.perf_counter() - started)
+            return statistics.median(times)
+        finally:
+            await browser.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subresources", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    server = serve(args.subresources)
+    url = f"http://127.0.0.1:{server.server_address[1]}/page"
+    try:
+        results = {}
+        for mode in (None, "documents", "strict"):
+            results[mode] = await measure(mode, url, args.repeat)
+            print(f"{mode or 'no guard':>10}: {results[mode] * 1000:8.1f} ms per load (median)")
+        extra = (results["strict"] - results["documents"]) / args.subresources
+        print(
+            f"strict over documents: {extra * 1000:.2f} ms per request ({args.subresources} subresources)"
+        )
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,2 @@
+importScripts("probe.js");
+probe("worker");

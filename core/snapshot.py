@@ -187,7 +187,7 @@ class Probe:
     comparable."""
 
 
-# -- escaping (the Python twin of esc() in snapshot.js) ---------------------------------
+# -- escaping (the Python twin of esc() in core/eyes/text.js) ---------------------------------
 
 _INVISIBLE = re.compile(
     "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e"

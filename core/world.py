@@ -6,7 +6,7 @@ API (used by the hands in core/page.py and by core/snapshot.py)::
     await world_call(tab, "function (i, t) { ... }", 12, "x")  # -> JSON value
     await element_object_id(tab, 12)                           # -> CDP objectId of element [12]
 
-Inside the world, ``globalThis.__handrail`` is the registry installed by core/snapshot.js:
+Inside the world, ``globalThis.__handrail`` is the registry installed by the eyes' page script (core/eyes/*.js):
 ``__handrail.element(12)`` returns the element the digest showed as ``[12]`` or throws; a
 ``world_call``/``world_eval`` that uses it raises :class:`StaleElement` or
 :class:`UnknownIndex` in Python, with a message written for the model. ``__handrail.probe()``
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -37,9 +38,12 @@ from core.cdp import JSON, CDPError
 
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
-_SNAPSHOT_JS = Path(__file__).with_name("snapshot.js")
+_EYES_DIR = Path(__file__).with_name("eyes")
+EYES_PARTS = ("registry", "text", "visibility", "naming", "detectors", "walk", "serialise", "api")
+"""core/eyes/*.js in the order they are concatenated: each stage may use the names of the
+parts before it at load time, and any part's names when called."""
 
-# Thrown by snapshot.js: "handrail:stale:12" / "handrail:unknown:12".
+# Thrown by core/eyes/registry.js: "handrail:stale:12" / "handrail:unknown:12".
 _INDEX_ERROR = re.compile(r"handrail:(stale|unknown):(\d+)")
 _LOST_CONTEXT = ("Cannot find context", "Execution context was destroyed", "Cannot find default")
 
@@ -113,8 +117,17 @@ def note_index_high_water(tab: Tab, next_index: int) -> None:
     world.next_index = max(world.next_index, next_index)
 
 
+@functools.cache
+def eyes_script() -> str:
+    """The eyes' page script: core/eyes/*.js in :data:`EYES_PARTS` order inside one closure
+    that defines ``globalThis.__handrail`` once per world (evaluating it again is a no-op)."""
+    parts = [(_EYES_DIR / f"{name}.js").read_text(encoding="utf-8") for name in EYES_PARTS]
+    body = "\n".join(parts)
+    return f'(() => {{\n"use strict";\nif (globalThis.__handrail) return;\n{body}\n}})();'
+
+
 def _load_script() -> str:
-    return _SNAPSHOT_JS.read_text(encoding="utf-8")
+    return eyes_script()
 
 
 async def _context(tab: Tab, timeout: float) -> int:

@@ -44,7 +44,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from core.browser import Tab
-from core.world import note_index_high_water, world_eval, world_generation
+from core.world import (
+    adopt_closed_roots,
+    main_context,
+    note_index_high_water,
+    world_eval,
+    world_generation,
+)
 
 Sensitive = Literal["password", "otp", "payment"]
 
@@ -296,6 +302,10 @@ def _signals(raw: Mapping[str, Any]) -> PageSignals:
     )
 
 
+_MAX_ROOT_ROUNDS = 4
+"""Closed roots nest: each round finds the hosts inside the roots the previous one opened."""
+
+
 async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> Snapshot:
     """Walk the tab's page once (in our isolated world) and return the digest.
 
@@ -312,6 +322,19 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     }
     expression = f"globalThis.__handrail.snapshot({json.dumps(js_opts)})"
     raw = await world_eval(tab, expression, timeout=opts.timeout)
+    for _ in range(_MAX_ROOT_ROUNDS):
+        if not (isinstance(raw, dict) and "hosts" in raw):
+            break
+        # The walk met elements that may hold closed shadow roots: fetch those (through
+        # CDP, see core.world.adopt_closed_roots) and walk again, seeing inside them.
+        context_id = await main_context(tab, timeout=opts.timeout)
+        await adopt_closed_roots(tab.session, context_id, timeout=opts.timeout)
+        raw = await world_eval(tab, expression, timeout=opts.timeout)
+    if isinstance(raw, dict) and "hosts" in raw:
+        js_opts["noHostCheck"] = True
+        raw = await world_eval(
+            tab, f"globalThis.__handrail.snapshot({json.dumps(js_opts)})", timeout=opts.timeout
+        )
     if not isinstance(raw, dict):
         raise TypeError(f"the page walk returned {type(raw).__name__}, not an object")
     note_index_high_water(tab, int(raw["next"]))

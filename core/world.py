@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.browser import Tab
-from core.cdp import JSON, CDPError
+from core.cdp import JSON, CDPError, CDPSession
 
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
@@ -75,6 +75,25 @@ class UnknownIndex(WorldError):
 
 
 @dataclass
+class FrameWorld:
+    """Our isolated world in one frame the main world cannot reach (a cross-origin frame,
+    in the tab's own renderer or out of process). Its indexes are local to the frame; the
+    main world maps them onto the tab's one counter (see core/snapshot.py)."""
+
+    session: CDPSession
+    frame_id: str
+    context_id: int | None = None
+    generation: int = 0
+    """Bumped when the world is recreated (the frame loaded a new document)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def key(self) -> str:
+        """Names this frame's document: changes when the frame's world is recreated."""
+        return f"{self.frame_id}:{self.generation}"
+
+
+@dataclass
 class _World:
     """Per-tab state, kept in ``tab.state["world"]``."""
 
@@ -86,6 +105,8 @@ class _World:
     """Bumped whenever a new world is created (a new document, or a lost context)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     unsubscribe: list[Any] = field(default_factory=list)
+    frames: dict[tuple[str, str], FrameWorld] = field(default_factory=dict)
+    """Our worlds in the tab's cross-origin frames, by (session id, frame id)."""
 
 
 def _state(tab: Tab) -> _World:
@@ -130,6 +151,25 @@ def _load_script() -> str:
     return eyes_script()
 
 
+async def _install(session: CDPSession, frame_id: str, seed: int, timeout: float) -> int:
+    """Create our world in ``frame_id`` and install the eyes' script; its context id."""
+    created = await session.send(
+        "Page.createIsolatedWorld",
+        {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
+        timeout=timeout,
+    )
+    context_id = int(created["executionContextId"])
+    install = f"{_load_script()}\n;globalThis.__handrail.init({int(seed)});"
+    result = await session.send(
+        "Runtime.evaluate",
+        {"expression": install, "contextId": context_id, "returnByValue": True},
+        timeout=timeout,
+    )
+    if "exceptionDetails" in result:
+        raise WorldError("could not install handrail's page script: " + _exception_text(result))
+    return context_id
+
+
 async def _context(tab: Tab, timeout: float) -> int:
     world = _state(tab)
     if world.context_id is not None:
@@ -139,25 +179,150 @@ async def _context(tab: Tab, timeout: float) -> int:
             return world.context_id
         tree = await tab.send("Page.getFrameTree", timeout=timeout)
         frame_id = tree["frameTree"]["frame"]["id"]
-        created = await tab.send(
-            "Page.createIsolatedWorld",
-            {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
-            timeout=timeout,
-        )
-        context_id = int(created["executionContextId"])
-        source = _load_script()
-        install = f"{source}\n;globalThis.__handrail.init({int(world.next_index)});"
-        result = await tab.send(
-            "Runtime.evaluate",
-            {"expression": install, "contextId": context_id, "returnByValue": True},
-            timeout=timeout,
-        )
-        if "exceptionDetails" in result:
-            raise WorldError("could not install handrail's page script: " + _exception_text(result))
+        context_id = await _install(tab.session, frame_id, world.next_index, timeout)
         world.context_id = context_id
         world.main_frame_id = frame_id
         world.generation += 1
+        # The frames' worlds belonged to the previous document.
+        world.frames.clear()
         return context_id
+
+
+async def main_context(tab: Tab, *, timeout: float = 10.0) -> int:
+    """Our world's execution context id in the tab's main frame (created when missing)."""
+    return await _context(tab, timeout)
+
+
+def frame_world(tab: Tab, session: CDPSession, frame_id: str) -> FrameWorld:
+    """Our world in one cross-origin frame of ``tab``, reached through ``session`` (the tab's
+    own for an in-process frame, the child target's for an out-of-process one). Created on
+    first use; :func:`frame_eval` installs the script."""
+    frames = _state(tab).frames
+    key = (session.session_id, frame_id)
+    found = frames.get(key)
+    if found is None:
+        found = frames[key] = FrameWorld(session=session, frame_id=frame_id)
+    return found
+
+
+async def frame_context(frame: FrameWorld, *, timeout: float = 10.0) -> int:
+    if frame.context_id is not None:
+        return frame.context_id
+    async with frame.lock:
+        if frame.context_id is None:
+            frame.context_id = await _install(frame.session, frame.frame_id, 1, timeout)
+            frame.generation += 1
+        return frame.context_id
+
+
+async def frame_eval(
+    frame: FrameWorld, expression: str, *, timeout: float = 10.0, by_value: bool = True
+) -> Any:
+    """:func:`world_eval` in a frame's world; recreates the world once when the frame's
+    document changed under it (its indexes then start again, under a new ``frame.key``)."""
+    for attempt in (0, 1):
+        context_id = await frame_context(frame, timeout=timeout)
+        try:
+            result = await frame.session.send(
+                "Runtime.evaluate",
+                {"expression": expression, "contextId": context_id, "returnByValue": by_value},
+                timeout=timeout,
+            )
+        except CDPError as exc:
+            if attempt == 0 and any(s in str(exc) for s in _LOST_CONTEXT):
+                if frame.context_id == context_id:
+                    frame.context_id = None
+                continue
+            raise
+        if not by_value:
+            if "exceptionDetails" in result:
+                _raise_for(result)
+            return result.get("result", {})
+        return _value(result)
+    raise AssertionError("unreachable")
+
+
+async def adopt_closed_roots(session: CDPSession, context_id: int, *, timeout: float = 10.0) -> int:
+    """Hand the closed shadow roots of the candidate hosts the last walk found (see
+    core/eyes/registry.js) to our world in ``context_id``; returns how many were found.
+
+    The page cannot see this: ``DOM.describeNode`` (with ``pierce``) reads the host's roots
+    in the browser, ``DOM.resolveNode`` makes a wrapper of the root in our world only, and
+    neither enables the DOM domain (no document is pushed, no DOM events follow)."""
+    group = "handrail-hosts"
+    try:
+        listed = await session.send(
+            "Runtime.evaluate",
+            {
+                "expression": "globalThis.__handrail.takeHosts()",
+                "contextId": context_id,
+                "returnByValue": False,
+                "objectGroup": group,
+            },
+            timeout=timeout,
+        )
+        array_id = listed.get("result", {}).get("objectId")
+        if not array_id:
+            return 0
+        props = await session.send(
+            "Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout
+        )
+        hosts = [
+            str(p["value"]["objectId"])
+            for p in props.get("result", [])
+            if str(p.get("name", "")).isdigit() and p.get("value", {}).get("objectId")
+        ]
+        described = await asyncio.gather(
+            *(
+                session.send(
+                    "DOM.describeNode",
+                    {"objectId": h, "depth": 0, "pierce": True},
+                    timeout=timeout,
+                )
+                for h in hosts
+            ),
+            return_exceptions=True,
+        )
+        found: list[tuple[str, int]] = []
+        for host, node in zip(hosts, described, strict=True):
+            if isinstance(node, BaseException):
+                continue
+            for root in node.get("node", {}).get("shadowRoots") or []:
+                if root.get("shadowRootType") == "closed":
+                    found.append((host, int(root["backendNodeId"])))
+        if not found:
+            return 0
+        resolved = await asyncio.gather(
+            *(
+                session.send(
+                    "DOM.resolveNode",
+                    {"backendNodeId": b, "executionContextId": context_id, "objectGroup": group},
+                    timeout=timeout,
+                )
+                for _, b in found
+            ),
+            return_exceptions=True,
+        )
+        args: list[JSON] = []
+        for (host, _), root in zip(found, resolved, strict=True):
+            root_id = None if isinstance(root, BaseException) else root["object"].get("objectId")
+            if root_id:
+                args += [{"objectId": host}, {"objectId": root_id}]
+        if args:
+            await session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": "function (...p) { return globalThis.__handrail.adoptRoots(...p); }",
+                    "executionContextId": context_id,
+                    "arguments": args,
+                    "returnByValue": True,
+                },
+                timeout=timeout,
+            )
+        return len(args) // 2
+    finally:
+        with contextlib.suppress(CDPError):
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
 
 
 def _exception_text(result: JSON) -> str:

@@ -777,10 +777,6 @@ async def test_a_password_field_hands_over_and_the_model_may_not_type_a_password
     _never_typed(run, site)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs fix: snapshot.js cannot see into closed shadow roots, so their password field is neither listed nor detected",
-)
 async def test_a_password_field_in_a_closed_shadow_root_hands_over(
     tmp_path: Path, site: FixtureSite, attacker: FixtureSite, fake: FakeAnthropic
 ) -> None:

@@ -460,6 +460,48 @@ async def test_password_in_shadow_root_is_signalled(tab: Tab, site: FixtureSite)
     assert snap.elements[found.index].shadow
 
 
+async def test_closed_shadow_root_password_field_is_listed_and_signalled(
+    tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(tab, site, "closed.html")
+    password = by_name(snap, "Password")
+    assert password.shadow and password.sensitive == "password"
+    assert [(f.index, f.where) for f in snap.signals.password_fields] == [
+        (password.index, "shadow root")
+    ]
+    assert (
+        await world_call(
+            tab,
+            "function (i) { return globalThis.__handrail.element(i).type; }",
+            password.index,
+        )
+        == "password"
+    )
+
+
+async def test_closed_root_inside_a_closed_root_is_read(tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(tab, site, "closed.html")
+    assert [f.name for f in snap.signals.card_fields] == ["Card number"]
+    assert by_name(snap, "Card number").shadow
+
+
+async def test_closed_root_on_a_plain_div_is_read(tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(tab, site, "closed.html")
+    assert by_name(snap, "Help inside a plain div").tag == "a"
+
+
+async def test_reading_closed_roots_changes_nothing_the_page_can_see(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(tab, site, "closed.html")
+    seen = await page_eval(
+        tab,
+        "[document.querySelector('login-box').shadowRoot, Object.getOwnPropertyNames(window)"
+        ".filter(n => n.includes('handrail')).length]",
+    )
+    assert seen == [None, 0]
+
+
 async def test_card_form_otp_and_captcha_are_signalled(tab: Tab, site: FixtureSite) -> None:
     snap = await open_page(tab, site, "card.html")
     assert sorted(f.name for f in snap.signals.card_fields) == ["CVC", "Card number", "Expiry"]

@@ -4,6 +4,12 @@
 // invisible to the page (the script runs in our isolated world).
 function snapshot(opts) {
   const w = walk(opts);
+  if (w.hosts.length && !opts.noHostCheck) {
+    // Ask core/snapshot.py to look for closed roots first; this walk does not count.
+    hostsToCheck = w.hosts;
+    snapNo--;
+    return { hosts: w.hosts.length };
+  }
   const out = serialise(w, opts);
   let focusedIndex = null;
   for (const r of out.listed) if (r.focused) focusedIndex = r.index;
@@ -47,6 +53,6 @@ function probe() {
 }
 
 Object.defineProperty(globalThis, "__handrail", {
-  value: Object.freeze({ init, element, indexOf, snapshot, probe, get next() { return next; } }),
+  value: Object.freeze({ init, element, indexOf, snapshot, probe, takeHosts, adoptRoots, get next() { return next; } }),
   enumerable: false,
 });

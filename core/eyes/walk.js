@@ -32,7 +32,7 @@ function shortHref(el, topOrigin) {
 function deepActive() {
   let a = document.activeElement;
   for (let k = 0; a && k < 20; k++) {
-    if (a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (rootOf(a) && rootOf(a).activeElement) a = rootOf(a).activeElement;
     else if ((a.tagName === "IFRAME" || a.tagName === "FRAME") && a.contentDocument) {
       const inner = a.contentDocument.activeElement;
       if (!inner || inner === a.contentDocument.body) break;
@@ -65,6 +65,7 @@ function walk(opts) {
   const lines = []; // {s, el (record|null), dist, above}
   const records = [];
   const frames = [];
+  const hosts = []; // elements that may hold a closed shadow root we have not asked about
   const signals = { password: [], otp: [], payment: [], captcha: [], paymentFrames: [] };
   const beyond = { aboveEl: 0, belowEl: 0, aboveText: 0, belowText: 0 };
   let hidden = 0;
@@ -297,7 +298,7 @@ function walk(opts) {
       dist = Math.max(dy / VH, dx / VW);
       above = y + h <= 0;
       far = dy > marginV * VH || dx > marginV * VW;
-      if (far && selfVisible && !isRoot && pos !== "fixed" && pos !== "sticky" && !c.name && !el.shadowRoot) {
+      if (far && selfVisible && !isRoot && pos !== "fixed" && pos !== "sticky" && !c.name && !rootOf(el)) {
         return countBeyond(el, above);
       }
     }
@@ -369,7 +370,9 @@ function walk(opts) {
         return;
       }
       if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO" || tag === "AUDIO" || tag === "OBJECT" || tag === "EMBED") return;
-      walkChildren(el.shadowRoot || el, el.shadowRoot ? Object.assign(cc, { shadow: true }) : cc);
+      const root = rootOf(el);
+      if (!root && c.doc === document) maybeHost(el, tag, w >= 1 && h >= 1, hosts);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
     }
     if (block) {
       if (c.name) c.name.push(" ");
@@ -441,13 +444,15 @@ function walk(opts) {
       }
     } else if (kind === "container") {
       cc.inInteractive = true;
-      walkChildren(el.shadowRoot || el, cc);
+      walkChildren(rootOf(el) || el, cc);
     } else {
       parts = [];
       cc.name = parts;
       cc.fold = true;
       cc.inInteractive = true;
-      walkChildren(el.shadowRoot || el, el.shadowRoot ? Object.assign(cc, { shadow: true }) : cc);
+      const root = rootOf(el);
+      if (!root && c.doc === document) maybeHost(el, tag, w >= 1 && h >= 1, hosts);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
     }
     const content = parts ? clean(parts.join("")) : "";
     const a = rec.attrs;
@@ -664,7 +669,7 @@ function walk(opts) {
   const tWalk = performance.now();
 
   return {
-    t0, tWalk, lines, frames, signals, beyond, hidden, visited, interactiveSeen,
+    t0, tWalk, lines, frames, hosts, signals, beyond, hidden, visited, interactiveSeen,
     scroll: [sx, sy, scrollEl.scrollWidth, scrollEl.scrollHeight, VW, VH],
   };
 }

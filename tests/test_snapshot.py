@@ -449,6 +449,26 @@ def test_escape_page_text() -> None:
     assert not escape_page_text("[x] todo").startswith("[")
 
 
+# -- one naming function ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["basic.html", "names.html", "clickable.html", "vue_shadow.html", "modal.html", "closed.html"],
+)
+async def test_the_hands_name_every_element_as_the_digest_does(
+    tab: Tab, site: FixtureSite, path: str
+) -> None:
+    snap = await open_page(tab, site, path)
+    names = await world_call(
+        tab,
+        "function (ids) { return ids.map((i) => globalThis.__handrail.accessibleName("
+        "globalThis.__handrail.element(i))); }",
+        sorted(snap.elements),
+    )
+    assert names == [snap.elements[i].name for i in sorted(snap.elements)]
+
+
 # -- signals for the safety detectors ----------------------------------------------------
 
 

@@ -53,6 +53,18 @@ function probe() {
 }
 
 Object.defineProperty(globalThis, "__handrail", {
-  value: Object.freeze({ init, element, indexOf, snapshot, probe, takeHosts, adoptRoots, get next() { return next; } }),
+  value: Object.freeze({
+    init,
+    element,
+    indexOf,
+    snapshot,
+    probe,
+    accessibleName: (el) => accessibleName(el),
+    takeHosts,
+    adoptRoots,
+    get next() {
+      return next;
+    },
+  }),
   enumerable: false,
 });

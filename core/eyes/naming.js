@@ -44,3 +44,86 @@ function idrefText(el, attr) {
   }
   return clean(parts.join(" "));
 }
+
+// THE accessible name of an element, for the digest line, the approval and the hands'
+// re-check before dispatch (page.js calls __handrail.accessibleName): one function, so an
+// approved element is never "relabelled" because two code paths named it differently.
+// Order: aria-labelledby, aria-label, (frames: title), label[for] / wrapping label, a
+// button-like input's value, an image input's alt, the content of links and buttons,
+// placeholder, title. `kind` is the walk's kind for the element and `content` the visible
+// text the walk collected inside it; without them (a call from the hands) both are worked
+// out here the same way.
+function accessibleName(el, kind, content) {
+  const tag = el.tagName;
+  let name = idrefText(el, "aria-labelledby") || clean(el.getAttribute("aria-label") || "");
+  if (tag === "IFRAME" || tag === "FRAME") return cut(name || clean(el.title || ""), 150);
+  if (kind === undefined) kind = nameKind(el);
+  const isField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
+  if (!name && isField && el.labels && el.labels.length) {
+    const labels = [...el.labels];
+    labels.sort((p, q) => (q.htmlFor === el.id ? 1 : 0) - (p.htmlFor === el.id ? 1 : 0));
+    for (const l of labels) {
+      name = labelText(l, el);
+      if (name) break;
+    }
+  }
+  if (!name && kind === "label") name = labelText(el, el.control);
+  if (!name && tag === "INPUT" && ["submit", "button", "reset"].includes(el.type)) {
+    name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
+  }
+  if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
+  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container") {
+    content = contentText(el);
+  }
+  if (!name && content) name = content;
+  if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
+  if (!name && el.title) name = clean(el.title);
+  if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
+  return cut(name, 150);
+}
+
+// The walk's kind, as far as naming cares, for an element met outside a walk.
+function nameKind(el) {
+  const tag = el.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return "field";
+  if (tag === "LABEL") return "label";
+  if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
+  const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || el.hasAttribute("role");
+  if (!strong && el.hasAttribute("onclick") && el.querySelector(SELECTOR)) return "container";
+  return "strong";
+}
+
+// What the walk collects as a link's or button's content: its visible text (its shadow
+// root's, when it has one), images' alt text and SVG titles.
+function contentText(el) {
+  const parts = [];
+  const one = (c) => {
+    if (c.nodeType === 3) {
+      parts.push(c.data);
+      return;
+    }
+    if (c.nodeType !== 1) return;
+    const t = c.tagName;
+    if (SKIP.has(t)) return;
+    if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
+    if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
+    else if (t === "svg" || t === "SVG") {
+      const label = c.getAttribute("aria-label") || (c.querySelector("title") || {}).textContent || "";
+      if (label) parts.push(" " + label + " ");
+    } else if (t === "SLOT") {
+      const assigned = c.assignedNodes();
+      if (assigned.length) assigned.forEach(one);
+      else children(c);
+    } else {
+      const block = !c.ownerDocument.defaultView.getComputedStyle(c).display.startsWith("inline");
+      if (block) parts.push(" ");
+      children(rootOf(c) || c);
+      if (block) parts.push(" ");
+    }
+  };
+  const children = (n) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) one(c);
+  };
+  children(rootOf(el) || el);
+  return clean(parts.join(""));
+}

@@ -462,28 +462,8 @@ function walk(opts) {
     if (role && role !== implied) a.role = role;
     rec.role = role || implied;
 
-    // Accessible name: aria-labelledby, aria-label, label[for], wrapping label,
-    // (content for links/buttons), placeholder, title, alt.
-    let name = idrefText(el, "aria-labelledby") || clean(el.getAttribute("aria-label") || "");
+    const name = accessibleName(el, kind, content);
     const isField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
-    if (!name && isField && el.labels && el.labels.length) {
-      const labels = [...el.labels];
-      labels.sort((p, q) => (q.htmlFor === el.id ? 1 : 0) - (p.htmlFor === el.id ? 1 : 0));
-      for (const l of labels) {
-        name = labelText(l, el);
-        if (name) break;
-      }
-    }
-    if (!name && kind === "label") name = labelText(el, el.control);
-    if (!name && tag === "INPUT" && ["submit", "button", "reset"].includes(el.type)) {
-      name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
-    }
-    if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
-    if (!name && content) name = content;
-    if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
-    if (!name && el.title) name = clean(el.title);
-    if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
-    name = cut(name, 150);
     rec.name = name;
 
     // Facts and attributes.

@@ -39,12 +39,22 @@ from core.cdp import JSON, CDPError, CDPSession
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
 _EYES_DIR = Path(__file__).with_name("eyes")
-EYES_PARTS = ("registry", "text", "visibility", "naming", "detectors", "walk", "serialise", "api")
+EYES_PARTS = (
+    "registry",
+    "text",
+    "visibility",
+    "naming",
+    "detectors",
+    "walk",
+    "frames",
+    "serialise",
+    "api",
+)
 """core/eyes/*.js in the order they are concatenated: each stage may use the names of the
 parts before it at load time, and any part's names when called."""
 
 # Thrown by core/eyes/registry.js: "handrail:stale:12" / "handrail:unknown:12".
-_INDEX_ERROR = re.compile(r"handrail:(stale|unknown):(\d+)")
+_INDEX_ERROR = re.compile(r"handrail:(stale|unknown|frame):(\d+)")
 _LOST_CONTEXT = ("Cannot find context", "Execution context was destroyed", "Cannot find default")
 
 
@@ -70,6 +80,17 @@ class UnknownIndex(WorldError):
     def __init__(self, index: int) -> None:
         super().__init__(
             f"there is no element [{index}] in the digest; use an index shown in the latest digest"
+        )
+        self.index = index
+
+
+class FrameElement(WorldError):
+    """The index names an element inside a cross-origin frame: it is not in the main world."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(
+            f"element [{index}] is inside a cross-origin frame, where handrail cannot act yet; "
+            "call ask_human so the person can do this step"
         )
         self.index = index
 
@@ -342,6 +363,8 @@ def _raise_for(result: JSON) -> None:
         index = int(match.group(2))
         if match.group(1) == "stale":
             raise StaleElement(index)
+        if match.group(1) == "frame":
+            raise FrameElement(index)
         raise UnknownIndex(index)
     raise WorldError(text)
 

@@ -384,19 +384,21 @@ async def test_same_origin_frame_elements_have_offset_rects(tab: Tab, site: Fixt
     assert "Inside the frame" in snap.text.splitlines()
 
 
-async def test_cross_origin_frame_is_listed_as_such(
+async def test_cross_origin_frame_contents_are_read_and_offset(
     tab: Tab, site: FixtureSite, other_site: FixtureSite
 ) -> None:
     snap = await open_page(tab, site, f"frames.html?other={other_site.origin}")
     cross = [f for f in snap.frames if f.cross_origin]
     assert len(cross) == 1 and cross[0].url.startswith(other_site.origin)
-    assert cross[0].index is not None
-    line = snap.elements[cross[0].index].line
-    assert line == (
-        f"[{cross[0].index}]<iframe src={other_site.origin}/snapshot/frame_inner.html>"
-        "cross-origin frame (contents not readable)</iframe>"
-    )
-    assert sum(1 for e in snap.elements.values() if e.name == "Frame button") == 1
+    assert cross[0].readable and cross[0].index is None
+    buttons = [e for e in snap.elements.values() if e.name == "Frame button"]
+    assert [b.frame_label for b in buttons] == [None, cross[0].label]
+    # Each frame's button lies inside that frame's box, in top-level coordinates.
+    same = next(f for f in snap.frames if not f.cross_origin)
+    for button, frame in zip(buttons, (same, cross[0]), strict=True):
+        x, y, w, h = button.rect
+        fx, fy, fw, fh = frame.rect
+        assert fx <= x and x + w <= fx + fw and fy <= y and y + h <= fy + fh
 
 
 # -- the size cap ------------------------------------------------------------------------

@@ -10,6 +10,15 @@ function snapshot(opts) {
     snapNo--;
     return { hosts: w.hosts.length };
   }
+  if (w.slots.length) {
+    // Cross-origin frames: core/snapshot.py reads them and calls finish().
+    pendingWalk = w;
+    return { slots: w.slots };
+  }
+  return result(w, opts);
+}
+
+function result(w, opts) {
   const out = serialise(w, opts);
   let focusedIndex = null;
   for (const r of out.listed) if (r.focused) focusedIndex = r.index;
@@ -37,6 +46,7 @@ function snapshot(opts) {
       beyond_below: w.beyond.belowEl,
       lines: out.lines,
       chars: out.text.length,
+      frames: w.frames.filter((f) => f.crossOrigin).length,
     },
   };
 }
@@ -59,6 +69,8 @@ Object.defineProperty(globalThis, "__handrail", {
     indexOf,
     snapshot,
     probe,
+    frameWalk,
+    finish,
     accessibleName: (el) => accessibleName(el),
     takeHosts,
     adoptRoots,

@@ -29,6 +29,7 @@ function indexOf(el) {
 }
 
 function element(i) {
+  if (frameIdx.has(i)) throw new Error(`handrail:frame:${i}`);
   const ref = byIdx.get(i);
   if (!ref) throw new Error(`handrail:${i < docSeed ? "stale" : "unknown"}:${i}`);
   const el = ref.deref();

@@ -47,7 +47,7 @@ function serialise(w, opts) {
   const dropped = new Set();
   if (total + reserve > maxChars) {
     const order = out.map((l, k) => k);
-    const rank = (l) => (l.dist > 0 ? 0 : l.el ? 2 : 1);
+    const rank = (l) => (l.dist > 0 ? 0 : l.el || l.header ? 2 : 1);
     order.sort((p, q) => {
       const lp = out[p], lq = out[q];
       const rp = rank(lp), rq = rank(lq);
@@ -55,12 +55,15 @@ function serialise(w, opts) {
       if (rp === 0 && lp.dist !== lq.dist) return lq.dist - lp.dist;
       return q - p;
     });
+    const cutFrames = new Set(); // frames whose contents were cut, in part or whole
     let cutEl = 0, cutElInView = 0, cutAbove = 0, cutBelow = 0, cutText = 0, cutTextChars = 0;
     for (const k of order) {
       if (total + reserve <= maxChars) break;
       const l = out[k];
       dropped.add(k);
       total -= l.s.length + 1;
+      if (l.frameLabel) cutFrames.add(l.frameLabel);
+      if (l.header) continue;
       if (l.el) {
         cutEl++;
         if (l.dist === 0) cutElInView++;
@@ -83,7 +86,10 @@ function serialise(w, opts) {
     const how = cutElInView || (cutText && !cutBelow && !cutAbove)
       ? "scroll down a little at a time (or scroll to an element) to see them"
       : "scroll toward them to see them";
-    truncated = `[… cut to fit ${fmt(maxChars)} characters: left out ${parts.join(" and ")}; ${how}]`;
+    const fromFrames = cutFrames.size
+      ? `, including from ${[...cutFrames].slice(0, 5).join(", ")}${cutFrames.size > 5 ? ` and ${cutFrames.size - 5} more frames` : ""}`
+      : "";
+    truncated = `[… cut to fit ${fmt(maxChars)} characters: left out ${parts.join(" and ")}${fromFrames}; ${how}]`;
   }
 
   const textLines = [];

@@ -56,8 +56,11 @@ function walk(opts) {
 
   const doc = document;
   const win = window;
-  const VW = win.innerWidth;
-  const VH = win.innerHeight;
+  // In a frame read through CDP (opts.frame), geometry is the top-level viewport's: the
+  // frame's content box is at (ox, oy) there, and clip is what of it can show.
+  const F = opts.frame || null;
+  const VW = F ? F.vw : win.innerWidth;
+  const VH = F ? F.vh : win.innerHeight;
   const scrollEl = doc.scrollingElement || doc.documentElement;
   const topOrigin = location.origin;
   const focusedEl = deepActive();
@@ -65,6 +68,7 @@ function walk(opts) {
   const lines = []; // {s, el (record|null), dist, above}
   const records = [];
   const frames = [];
+  const slots = []; // frames to be read through CDP (see frameOf)
   const hosts = []; // elements that may hold a closed shadow root we have not asked about
   const signals = { password: [], otp: [], payment: [], captcha: [], paymentFrames: [] };
   const beyond = { aboveEl: 0, belowEl: 0, aboveText: 0, belowText: 0 };
@@ -88,6 +92,8 @@ function walk(opts) {
     if (lastName !== null && s === lastName) return; // a label or tooltip repeating a name
     let e = esc(s);
     if (/^[\s*~]*\[/.test(e)) e = e.replace("[", "［"); // only our lines start with "["
+    // ... and our frame headers with `frame "` / `frame (`: a page cannot fake one.
+    if (/^frame\s*["(]/i.test(e)) e = e.replace(/^(frame\s*)"/i, "$1“").replace(/^(frame\s*)\(/i, "$1❨");
     for (let k = 0; k < e.length; k += maxLine) {
       let part = e.slice(k, k + maxLine);
       if (k > 0 && /^[\s*~]*\[/.test(part)) part = part.replace("[", "［");
@@ -578,21 +584,27 @@ function walk(opts) {
     }
     if (PAYMENT_SRC.test(src) && !/^about:/.test(src)) signals.paymentFrames.push(cut(src, 200));
     if (!inner || !inner.documentElement) {
-      const index = indexOf(el);
-      interactiveSeen++;
-      const inView = cc.dist === 0;
-      const rec = {
-        index, tag: "iframe", role: null, name: "cross-origin frame (contents not readable)",
-        attrs: { src: cut(src, 120) }, line: "", rect: [x, y, w, h], inView,
-        isNew: isNew(el, index), frame: cc.frame, shadow: !!cc.shadow,
-        editable: false, disabled: false, inputType: null, autocomplete: null,
-        formAction: null, formMethod: null, submits: false, focused: false, sensitive: null,
+      // A frame our world cannot reach (another origin): core/snapshot.py reads it through
+      // CDP with our world inside it and hands its lines to finish(), which puts them here.
+      const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
+      const oy = y + el.clientTop + parseFloat(st.paddingTop);
+      const cw = el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+      const ch = el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom);
+      const slot = {
+        slot: slots.length,
+        index: indexOf(el),
+        name: accessibleName(el),
+        src: cut(src, 300),
+        ox, oy, clip: intersect(cc.clip, ox, oy, cw, ch), rect: [x, y, w, h],
+        dist: cc.dist, above: cc.above, vw: VW, vh: VH,
+        // What the page says just before the frame ("enter your card below"): for the
+        // detectors when the frame itself cannot be read.
+        context: lastText(2),
       };
-      const mark = (rec.isNew ? "*" : "") + (inView ? "" : "~");
-      rec.line = `${mark}[${index}]<iframe src=${attrVal(src, 120)}>cross-origin frame (contents not readable)</iframe>`;
-      records.push(rec);
-      lines.push({ s: rec.line, el: rec, dist: cc.dist, above: cc.above });
-      frames.push({ url: src, crossOrigin: true, index, rect: [x, y, w, h] });
+      slots.push(slot);
+      flush();
+      lines.push({ s: "", el: null, dist: cc.dist, above: cc.above, slot: slot.slot });
+      frames.push({ url: src, crossOrigin: true, index: null, rect: [x, y, w, h], name: slot.name });
       return;
     }
     const view = inner.defaultView;
@@ -612,6 +624,15 @@ function walk(opts) {
     countComments(inner);
   }
 
+  function lastText(n) {
+    flush();
+    const out = [];
+    for (let k = lines.length - 1; k >= 0 && out.length < n; k--) {
+      if (!lines[k].el && lines[k].slot === undefined) out.unshift(lines[k].s);
+    }
+    return cut(out.join(" "), 300);
+  }
+
   function countComments(d) {
     const tw = d.createTreeWalker(d, NodeFilter.SHOW_COMMENT);
     for (let n = tw.nextNode(); n; n = tw.nextNode()) {
@@ -625,11 +646,14 @@ function walk(opts) {
   const sy = win.scrollY;
   const docClip = [-sx, -sy, Math.max(scrollEl.scrollWidth, VW) - sx, Math.max(scrollEl.scrollHeight, VH) - sy];
   const viewClip = [0, 0, VW, VH];
+  // A frame read through CDP shows what its box shows (as a same-origin frame walked inline).
+  const rootClip = F ? F.clip : docClip;
   const rootCtx = {
-    doc, view: win, ox: 0, oy: 0, clip: docClip, absClip: docClip, fixedClip: viewClip,
+    doc, view: win, ox: F ? F.ox : 0, oy: F ? F.oy : 0, clip: rootClip, absClip: rootClip,
+    fixedClip: F ? F.clip : viewClip,
     bg: [255, 255, 255], vis: true, st: null, name: null, fold: false, suppress: false,
-    frame: null, shadow: false, cursor: "auto", inInteractive: false, dist: 0, above: false,
-    far: false,
+    frame: null, shadow: false, cursor: "auto", inInteractive: false, dist: F ? F.dist : 0,
+    above: F ? F.above : false, far: false,
   };
   const htmlBg = parseRgb(win.getComputedStyle(doc.documentElement).backgroundColor);
   if (htmlBg && htmlBg[3] > 0.95) rootCtx.bg = htmlBg;
@@ -649,7 +673,7 @@ function walk(opts) {
   const tWalk = performance.now();
 
   return {
-    t0, tWalk, lines, frames, hosts, signals, beyond, hidden, visited, interactiveSeen,
+    t0, tWalk, lines, frames, hosts, slots, firstOfDoc, newFrom, signals, beyond, hidden, visited, interactiveSeen,
     scroll: [sx, sy, scrollEl.scrollWidth, scrollEl.scrollHeight, VW, VH],
   };
 }

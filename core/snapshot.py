@@ -49,6 +49,7 @@ from core.browser import Browser, Tab
 from core.cdp import CDPError, CDPSession
 from core.targets import ChildTargets
 from core.world import (
+    FrameRoute,
     FrameWorld,
     WorldError,
     adopt_closed_roots,
@@ -58,6 +59,7 @@ from core.world import (
     frame_world,
     main_context,
     note_index_high_water,
+    set_frame_routes,
     world_eval,
     world_generation,
 )
@@ -390,6 +392,11 @@ async def _walk_with_roots(
     return raw
 
 
+_Refs = dict[str, tuple[FrameWorld, FrameWorld | None, int]]
+"""Frame document key -> (its world, the world holding its iframe element, the iframe's
+index there)."""
+
+
 async def _read_slots(
     tab: Tab,
     slots: Sequence[Mapping[str, Any]],
@@ -397,11 +404,12 @@ async def _read_slots(
     opts: SnapshotOptions,
     js_opts: dict[str, Any],
     depth: int,
+    refs: _Refs,
 ) -> dict[str, Any]:
     """Each slot's frame read through CDP, by slot number (the frames' processes work in
     parallel)."""
     read = await asyncio.gather(
-        *(_read_frame(tab, slot, parent, opts, js_opts, depth) for slot in slots)
+        *(_read_frame(tab, slot, parent, opts, js_opts, depth, refs) for slot in slots)
     )
     return {str(slot["slot"]): got for slot, got in zip(slots, read, strict=True)}
 
@@ -413,6 +421,7 @@ async def _read_frame(
     opts: SnapshotOptions,
     js_opts: dict[str, Any],
     depth: int,
+    refs: _Refs,
 ) -> dict[str, Any]:
     """One cross-origin frame: our world in it, the same walk with top-level geometry, and
     the frames inside it. Never raises for the frame's sake: a frame that cannot be read is
@@ -464,9 +473,34 @@ async def _read_frame(
     if not isinstance(raw, dict):
         return {"unreadable": True, "url": src}
     raw["key"] = world.key
+    refs[world.key] = (world, parent, int(slot["index"]))
     if raw.get("slots"):
-        raw["children"] = await _read_slots(tab, raw["slots"], world, opts, js_opts, depth + 1)
+        raw["children"] = await _read_slots(
+            tab, raw["slots"], world, opts, js_opts, depth + 1, refs
+        )
     return raw
+
+
+def _routes(elements: Mapping[int, ElementInfo], refs: _Refs) -> dict[int, FrameRoute]:
+    """How the hands reach each element of a cross-origin frame."""
+    by_world = {id(world): key for key, (world, _, _) in refs.items()}
+    routes: dict[int, FrameRoute] = {}
+    for element in elements.values():
+        if element.frame_key is None or element.local_index is None:
+            continue
+        if element.frame_key not in refs:
+            continue
+        world = refs[element.frame_key][0]
+        hops: list[tuple[FrameWorld | None, int]] = []
+        key: str | None = element.frame_key
+        while key is not None and key in refs and len(hops) < 16:
+            _, holder, iframe = refs[key]
+            hops.append((holder, iframe))
+            key = by_world.get(id(holder)) if holder is not None else None
+        routes[element.index] = FrameRoute(
+            world=world, key=element.frame_key, local=element.local_index, hops=tuple(hops)
+        )
+    return routes
 
 
 async def _frame_id_of(
@@ -557,6 +591,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         "maxLine": opts.max_text_line,
         "includeText": opts.include_text,
     }
+    refs: _Refs = {}
     raw = await _walk_with_roots(
         lambda expression: world_eval(tab, expression, timeout=opts.timeout),
         tab.session,
@@ -567,7 +602,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     )
     if isinstance(raw, dict) and "slots" in raw:
         # Cross-origin frames: read each through CDP, then let the top world merge them.
-        tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1)
+        tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1, refs)
         raw = await world_eval(
             tab,
             f"globalThis.__handrail.finish({json.dumps(tree)}, {json.dumps(js_opts)})",
@@ -577,6 +612,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         raise TypeError(f"the page walk returned {type(raw).__name__}, not an object")
     note_index_high_water(tab, int(raw["next"]))
     elements = {e.index: e for e in (_element(r) for r in raw["elements"])}
+    set_frame_routes(tab, _routes(elements, refs))
     stats = dict(raw.get("stats") or {})
     stats["roundtrip_ms"] = round((time.perf_counter() - started) * 1000, 1)
     scroll = tuple(float(v) for v in raw["scroll"])

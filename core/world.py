@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.browser import Tab
-from core.cdp import JSON, CDPError, CDPSession
+from core.cdp import JSON, CDPError, CDPSession, SessionClosed
 
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
@@ -114,6 +114,20 @@ class FrameWorld:
         return f"{self.frame_id}:{self.generation}"
 
 
+@dataclass(frozen=True)
+class FrameRoute:
+    """How to reach an element of a cross-origin frame: the world of its frame, its index
+    there, and the iframe elements that hold that frame, from its own up to the top."""
+
+    world: FrameWorld
+    key: str
+    """``world.key`` when the digest listed it: another key means the frame's document
+    changed and the element is gone."""
+    local: int
+    hops: tuple[tuple[FrameWorld | None, int], ...]
+    """(world holding the iframe element, None for the main world; its index there)."""
+
+
 @dataclass
 class _World:
     """Per-tab state, kept in ``tab.state["world"]``."""
@@ -128,6 +142,8 @@ class _World:
     unsubscribe: list[Any] = field(default_factory=list)
     frames: dict[tuple[str, str], FrameWorld] = field(default_factory=dict)
     """Our worlds in the tab's cross-origin frames, by (session id, frame id)."""
+    routes: dict[int, FrameRoute] = field(default_factory=dict)
+    """The latest digest's cross-origin frame elements, by index."""
 
 
 def _state(tab: Tab) -> _World:
@@ -206,6 +222,7 @@ async def _context(tab: Tab, timeout: float) -> int:
         world.generation += 1
         # The frames' worlds belonged to the previous document.
         world.frames.clear()
+        world.routes.clear()
         return context_id
 
 
@@ -261,6 +278,79 @@ async def frame_eval(
             return result.get("result", {})
         return _value(result)
     raise AssertionError("unreachable")
+
+
+def set_frame_routes(tab: Tab, routes: dict[int, FrameRoute]) -> None:
+    """Record the latest digest's frame elements (snapshot.py calls this)."""
+    _state(tab).routes = dict(routes)
+
+
+def frame_route(tab: Tab, index: int) -> FrameRoute | None:
+    """How to reach element ``index`` when it lives in a cross-origin frame, else None."""
+    return _state(tab).routes.get(index)
+
+
+async def route_call(
+    route: FrameRoute,
+    index: int,
+    function_declaration: str,
+    *args: Any,
+    timeout: float = 10.0,
+    await_promise: bool = False,
+) -> Any:
+    """:func:`world_call` in the world of ``route``'s frame (``index`` is the tab's index of
+    the element, for errors). Never recreates the frame's world: when the frame's document
+    changed, its old indexes name nothing, so this raises :class:`StaleElement`."""
+    world = route.world
+    if world.context_id is None or world.key != route.key:
+        raise StaleElement(index)
+    params: JSON = {
+        "functionDeclaration": function_declaration,
+        "arguments": [{"value": json.loads(json.dumps(a))} for a in args],
+        "returnByValue": True,
+        "awaitPromise": await_promise,
+        "executionContextId": world.context_id,
+    }
+    try:
+        result = await world.session.send("Runtime.callFunctionOn", params, timeout=timeout)
+    except SessionClosed as exc:
+        # The frame's target is gone: the frame was removed, replaced or navigated away.
+        raise StaleElement(index) from exc
+    except CDPError as exc:
+        if any(s in str(exc) for s in (*_LOST_CONTEXT, "Session with given id not found")):
+            world.context_id = None
+            raise StaleElement(index) from exc
+        raise
+    try:
+        return _value(result)
+    except (StaleElement, UnknownIndex) as exc:
+        raise StaleElement(index) from exc
+
+
+_ORIGIN_JS = """function (i) {
+  const el = globalThis.__handrail.element(i);
+  const r = el.getBoundingClientRect();
+  const st = el.ownerDocument.defaultView.getComputedStyle(el);
+  return [r.left + el.clientLeft + parseFloat(st.paddingLeft),
+          r.top + el.clientTop + parseFloat(st.paddingTop)];
+}"""
+
+
+async def frame_origin(
+    tab: Tab, route: FrameRoute, index: int, *, timeout: float = 10.0
+) -> tuple[float, float]:
+    """Where the top-left of the element's frame's viewport is now, in top-level viewport
+    CSS pixels (the sum of each holding iframe's content-box origin)."""
+    dx = dy = 0.0
+    for holder, iframe in route.hops:
+        if holder is None:
+            x, y = await world_call(tab, _ORIGIN_JS, iframe, timeout=timeout)
+        else:
+            hop = FrameRoute(world=holder, key=holder.key, local=iframe, hops=())
+            x, y = await route_call(hop, index, _ORIGIN_JS, iframe, timeout=timeout)
+        dx += float(x)
+        dy += float(y)
+    return dx, dy
 
 
 async def adopt_closed_roots(session: CDPSession, context_id: int, *, timeout: float = 10.0) -> int:

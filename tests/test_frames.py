@@ -19,7 +19,7 @@ import pytest
 
 from core.browser import Browser, Tab
 from core.events import HumanRequest, HumanResponse, ModelReplied
-from core.page import Page
+from core.page import Page, TargetExpectation
 from core.snapshot import Snapshot, SnapshotOptions, follow_frames, take_snapshot
 from tests.fake_anthropic import FakeAnthropic
 from tests.helpers import load, page_eval
@@ -305,3 +305,61 @@ async def test_a_card_frame_on_a_blocked_host_hands_over_naming_the_host(
     # The log says the same, with the frame's header.
     [pause] = [r for r in run.log_records if r["type"] == "human_pause"]
     assert host in json.dumps(pause)
+
+
+# -- the hands inside out-of-process frames -------------------------------------------------
+
+
+@pytest.fixture
+async def oop_page(eyes_browser: Browser, oop_tab: Tab) -> AsyncIterator[Page]:
+    hands = Page(eyes_browser, action_timeout=15)
+    yield hands
+    hands.close()
+
+
+async def test_a_click_inside_an_out_of_process_frame_reaches_its_handler(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    snap = await observe(oop_page, host_page(site, second_site.url("/frames/form.html"), "Partner"))
+    result = await oop_page.click(index_of(snap, "Tell the partner"))
+    assert result.ok, result.message
+    await second_site.until(lambda got: any(r.path == "/frames/report" for r in got))
+    assert [p.json_body for p in second_site.posts("/frames/report")] == [
+        {"what": "clicked", "trusted": True}
+    ]
+
+
+async def test_typing_inside_an_out_of_process_frame_reaches_its_server(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    snap = await observe(oop_page, host_page(site, second_site.url("/frames/form.html"), "Partner"))
+    typed = await oop_page.type(index_of(snap, "Postcode"), "SW1A 1AA")
+    assert typed.ok, typed.message
+    sent = await oop_page.click(index_of(snap, "Send postcode"))
+    assert sent.ok, sent.message
+    await second_site.until(lambda got: any(r.path == "/frames/sent" for r in got))
+    assert [p.form for p in second_site.posts("/frames/sent")] == [{"postcode": ["SW1A 1AA"]}]
+
+
+async def test_a_frame_replaced_after_approval_is_not_dispatched(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    snap = await observe(oop_page, host_page(site, second_site.url("/frames/form.html"), "Partner"))
+    button = snap.elements[index_of(snap, "Tell the partner")]
+    approved = TargetExpectation(
+        url=snap.url, index=button.index, name=button.name, rect=button.rect
+    )
+    # While the person decides, the page swaps the frame for a fresh copy of the same form.
+    await page_eval(
+        oop_tab,
+        "new Promise((resolve) => { const old = document.querySelector('iframe');"
+        " const f = old.cloneNode(); f.onload = () => resolve(true); old.replaceWith(f); })",
+    )
+    result = await oop_page.click(button.index, expect=approved)
+    assert not result.ok and result.code == "target_changed", result
+    # The fresh copy's button got no click either.
+    await oop_page.observe()
+    assert second_site.posts("/frames/report") == []

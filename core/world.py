@@ -336,6 +336,59 @@ _ORIGIN_JS = """function (i) {
 }"""
 
 
+# In the world holding an iframe: what receives a click at (x, y) of that world's viewport,
+# when it is not the iframe itself (open shadow roots descended like the hands' hit test).
+_COVER_JS = """function (i, x, y) {
+  const el = globalThis.__handrail.element(i);
+  let hit = el.ownerDocument.elementFromPoint(x, y);
+  for (let k = 0; hit && hit.shadowRoot && k < 32; k++) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (hit === el) return null;
+  if (!hit) return "nothing (the point is outside the frame's parent)";
+  const text = (hit.getAttribute("aria-label") || hit.innerText || hit.textContent || "")
+    .replace(/\\s+/g, " ").trim().slice(0, 60);
+  const id = hit.id ? ` id=${hit.id.slice(0, 40)}` : "";
+  return `<${hit.tagName.toLowerCase()}${id}>` + (text ? ` "${text}"` : "");
+}"""
+
+
+async def frame_cover(
+    tab: Tab, route: FrameRoute, index: int, x: float, y: float, *, timeout: float = 10.0
+) -> str | None:
+    """What in a parent document would receive a click at top-level point (x, y) instead
+    of the element's frame (an overlay laid over the frame), or None when the frame gets it.
+    Each holding document is asked in its own world, with the point in its own viewport."""
+    origins: list[tuple[float, float]] = []
+    for holder, iframe in route.hops:
+        origins.append(await _hop_origin(tab, holder, iframe, index, timeout))
+    for k, (holder, iframe) in enumerate(route.hops):
+        # The holder's own viewport starts where the iframes above it put it.
+        ox = sum(o[0] for o in origins[k + 1 :])
+        oy = sum(o[1] for o in origins[k + 1 :])
+        if holder is None:
+            cover = await world_call(tab, _COVER_JS, iframe, x - ox, y - oy, timeout=timeout)
+        else:
+            hop = FrameRoute(world=holder, key=holder.key, local=iframe, hops=())
+            cover = await route_call(hop, index, _COVER_JS, iframe, x - ox, y - oy, timeout=timeout)
+        if cover:
+            return str(cover)
+    return None
+
+
+async def _hop_origin(
+    tab: Tab, holder: FrameWorld | None, iframe: int, index: int, timeout: float
+) -> tuple[float, float]:
+    if holder is None:
+        x, y = await world_call(tab, _ORIGIN_JS, iframe, timeout=timeout)
+    else:
+        hop = FrameRoute(world=holder, key=holder.key, local=iframe, hops=())
+        x, y = await route_call(hop, index, _ORIGIN_JS, iframe, timeout=timeout)
+    return float(x), float(y)
+
+
 async def frame_origin(
     tab: Tab, route: FrameRoute, index: int, *, timeout: float = 10.0
 ) -> tuple[float, float]:
@@ -343,13 +396,9 @@ async def frame_origin(
     CSS pixels (the sum of each holding iframe's content-box origin)."""
     dx = dy = 0.0
     for holder, iframe in route.hops:
-        if holder is None:
-            x, y = await world_call(tab, _ORIGIN_JS, iframe, timeout=timeout)
-        else:
-            hop = FrameRoute(world=holder, key=holder.key, local=iframe, hops=())
-            x, y = await route_call(hop, index, _ORIGIN_JS, iframe, timeout=timeout)
-        dx += float(x)
-        dy += float(y)
+        x, y = await _hop_origin(tab, holder, iframe, index, timeout)
+        dx += x
+        dy += y
     return dx, dy
 
 

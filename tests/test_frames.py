@@ -363,3 +363,44 @@ async def test_a_frame_replaced_after_approval_is_not_dispatched(
     # The fresh copy's button got no click either.
     await oop_page.observe()
     assert second_site.posts("/frames/report") == []
+
+
+async def test_a_react_form_inside_an_out_of_process_frame_posts_what_was_typed_and_selected(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    url = host_page(site, second_site.url("/page/react_form.html"), "Order form")
+    snap = await observe(oop_page, url)
+    assert (await oop_page.type(index_of(snap, "Full name"), "Ada Lovelace")).ok
+    assert (await oop_page.type(index_of(snap, "Email"), "ada@example.org")).ok
+    selected = await oop_page.select_option(index_of(snap, "Size"), "large")
+    assert selected.ok and "Large" in selected.message, selected.message
+    sent = await oop_page.click(index_of(snap, "Send order"))
+    assert sent.ok, sent.message
+    await second_site.until(lambda got: any(r.path == "/page/react-post" for r in got))
+    assert [p.form for p in second_site.posts("/page/react-post")] == [
+        {"name": ["Ada Lovelace"], "email": ["ada@example.org"], "size": ["l"]}
+    ]
+
+
+async def test_a_checkbox_inside_an_out_of_process_frame_reports_its_new_state(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    snap = await observe(oop_page, host_page(site, second_site.url("/frames/fields.html"), "P"))
+    result = await oop_page.click(index_of(snap, "Gift wrap"))
+    assert result.ok and "is now checked" in result.message, result.message
+    again, _ = await oop_page.observe()
+    assert again.elements[index_of(again, "Gift wrap")].attrs.get("checked") == ""
+
+
+async def test_an_overlay_in_the_parent_over_a_frame_is_named_and_the_click_refused(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    url = host_page(site, second_site.url("/frames/form.html"), "Partner") + "&cover=1"
+    snap = await observe(oop_page, url)
+    result = await oop_page.click(index_of(snap, "Tell the partner"))
+    assert not result.ok and result.code == "not_actionable", result
+    assert 'covered by <div id=newsletter> "Subscribe to our newsletter"' in result.message
+    await oop_page.observe()
+    assert second_site.posts("/frames/report") == []

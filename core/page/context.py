@@ -16,7 +16,7 @@ from core.page.dialogs import Dialogs
 from core.page.downloads import Downloads
 from core.page.tabs import TabWatch, TabWatcher
 from core.result import ErrorCode
-from core.world import frame_origin, frame_route, route_call, world_call
+from core.world import frame_cover, frame_origin, frame_route, route_call, world_call
 
 _PAGE_JS = Path(__file__).with_name("page.js")
 
@@ -134,6 +134,13 @@ async def js(ctx: Ctx, name: str, *args: Any, await_promise: bool = False) -> An
             dx, dy = await frame_origin(ctx.current, route, index, timeout=timeout)
             if name in _POINT_RESULTS and "x" in value and "y" in value:
                 value = {**value, "x": float(value["x"]) + dx, "y": float(value["y"]) + dy}
+                # The frame's own hit test cannot see an overlay its parent lays over it.
+                cover = await frame_cover(
+                    ctx.current, route, index, value["x"], value["y"], timeout=timeout
+                )
+                if cover is not None:
+                    reason = f"it is covered by {cover}, which would receive the click instead"
+                    value = {"ok": False, "code": "covered", "reason": reason, "covering": cover}
             rect = value.get("rect")
             if name in _RECT_RESULTS and isinstance(rect, dict):
                 moved = {

@@ -21,6 +21,7 @@ from core.browser import Browser, Tab
 from core.events import HumanRequest, HumanResponse, ModelReplied
 from core.page import Page, TargetExpectation
 from core.snapshot import Snapshot, SnapshotOptions, follow_frames, take_snapshot
+from tests.conftest import launch_browser
 from tests.fake_anthropic import FakeAnthropic
 from tests.helpers import load, page_eval
 from tests.loopback import own_browser, second_site, third_site  # noqa: F401
@@ -404,3 +405,32 @@ async def test_an_overlay_in_the_parent_over_a_frame_is_named_and_the_click_refu
     assert 'covered by <div id=newsletter> "Subscribe to our newsletter"' in result.message
     await oop_page.observe()
     assert second_site.posts("/frames/report") == []
+
+
+# -- site isolation off: other sites' frames share the tab's process -----------------------
+
+
+async def test_without_site_isolation_a_cross_site_frame_is_read_and_acted_in(
+    tmp_path: Path, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    browser = await launch_browser(
+        tmp_path / "profile", extra_args=("--disable-site-isolation-trials",)
+    )
+    try:
+        second_site.clear()
+        hands = Page(browser, action_timeout=15)
+        snap = await observe(hands, host_page(site, second_site.url("/frames/form.html"), "P"))
+        assert browser.current is not None
+        assert (
+            await page_eval(browser.current, "document.querySelector('iframe').contentDocument")
+            is None
+        )
+        # No child targets are followed in this browser: the frame was read (its header has
+        # no "not readable") through the tab's own session, in the tab's own process.
+        assert header("P", second_site) in snap.text.splitlines()
+        result = await hands.click(index_of(snap, "Tell the partner"))
+        assert result.ok, result.message
+        await second_site.until(lambda got: any(r.path == "/frames/report" for r in got))
+        hands.close()
+    finally:
+        await browser.close()

@@ -46,7 +46,7 @@ from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from core.browser import Browser, Tab
-from core.cdp import CDPError, CDPSession
+from core.cdp import CDPError, CDPSession, SessionClosed
 from core.targets import ChildTargets
 from core.world import (
     FrameRoute,
@@ -57,8 +57,11 @@ from core.world import (
     frame_context,
     frame_eval,
     frame_world,
+    is_lost_context,
+    known_frame_id,
     main_context,
     note_index_high_water,
+    remember_frame_id,
     set_frame_routes,
     world_eval,
     world_generation,
@@ -428,25 +431,18 @@ async def _read_frame(
     reported as such (``unreadable``, ``failed`` or ``blocked``)."""
     src = str(slot.get("src") or "")
     session = parent.session if parent is not None else tab.session
-    try:
-        frame_id = await _frame_id_of(tab, parent, int(slot["index"]), opts.timeout)
-    except (WorldError, CDPError):
-        return {"unreadable": True, "url": src}
+    iframe = int(slot["index"])
+    holder = parent.key if parent is not None else "main"
+    frame_id = known_frame_id(tab, holder, iframe)
+    if frame_id is None:
+        try:
+            frame_id = await _frame_id_of(tab, parent, iframe, opts.timeout)
+        except (WorldError, CDPError):
+            return {"unreadable": True, "url": src}
+        if frame_id is not None:
+            remember_frame_id(tab, holder, iframe, frame_id)
     if frame_id is None or depth > opts.max_frame_depth:
         return {"unreadable": True, "url": src}
-    owner = _child_session(tab, frame_id) or session
-    try:
-        frame = _find_frame(
-            (await owner.send("Page.getFrameTree", timeout=opts.timeout))["frameTree"], frame_id
-        )
-    except CDPError:
-        frame = None
-    if frame is not None and frame.get("unreachableUrl"):
-        url = str(frame["unreachableUrl"])
-        host = urlsplit(url).hostname or ""
-        refused = opts.host_allowed is not None and bool(host) and not opts.host_allowed(host)
-        return {"blocked": True, "url": url} if refused else {"failed": True, "url": url}
-    world = frame_world(tab, owner, frame_id)
     frame_opts = {
         **js_opts,
         "frame": {
@@ -459,17 +455,24 @@ async def _read_frame(
             "above": slot["above"],
         },
     }
-    try:
-        raw = await _walk_with_roots(
-            lambda expression: frame_eval(world, expression, timeout=opts.timeout),
-            world.session,
-            lambda: frame_context(world, timeout=opts.timeout),
-            "frameWalk",
-            frame_opts,
-            opts.timeout,
-        )
-    except (WorldError, CDPError):
-        return {"unreadable": True, "url": str(frame.get("url") if frame else src)}
+    raw: Any = None
+    for attempt in (0, 1):
+        # Looked up each time: a frame that moved to another process has a new session.
+        owner = _child_session(tab, frame_id) or session
+        world = frame_world(tab, owner, frame_id)
+        if world.context_id is None:
+            # A document we have not read yet: did it load at all?
+            failed = await _not_loaded(owner, frame_id, opts)
+            if failed is not None:
+                return failed
+        try:
+            raw = await _frame_walk(world, frame_opts, opts)
+            break
+        except (WorldError, CDPError) as exc:
+            if attempt == 0 and (is_lost_context(exc) or isinstance(exc, SessionClosed)):
+                world.context_id = None  # the frame has a new document: check it again
+                continue
+            return {"unreadable": True, "url": src}
     if not isinstance(raw, dict):
         return {"unreadable": True, "url": src}
     raw["key"] = world.key
@@ -501,6 +504,34 @@ def _routes(elements: Mapping[int, ElementInfo], refs: _Refs) -> dict[int, Frame
             world=world, key=element.frame_key, local=element.local_index, hops=tuple(hops)
         )
     return routes
+
+
+async def _frame_walk(world: FrameWorld, frame_opts: dict[str, Any], opts: SnapshotOptions) -> Any:
+    return await _walk_with_roots(
+        lambda expression: frame_eval(world, expression, timeout=opts.timeout, retry=False),
+        world.session,
+        lambda: frame_context(world, timeout=opts.timeout),
+        "frameWalk",
+        frame_opts,
+        opts.timeout,
+    )
+
+
+async def _not_loaded(
+    owner: CDPSession, frame_id: str, opts: SnapshotOptions
+) -> dict[str, Any] | None:
+    """``blocked`` / ``failed`` when the frame shows an error page instead of its URL."""
+    try:
+        tree = await owner.send("Page.getFrameTree", timeout=opts.timeout)
+    except CDPError:
+        return None
+    frame = _find_frame(tree["frameTree"], frame_id)
+    if frame is None or not frame.get("unreachableUrl"):
+        return None
+    url = str(frame["unreachableUrl"])
+    host = urlsplit(url).hostname or ""
+    refused = opts.host_allowed is not None and bool(host) and not opts.host_allowed(host)
+    return {"blocked": True, "url": url} if refused else {"failed": True, "url": url}
 
 
 async def _frame_id_of(

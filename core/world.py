@@ -110,8 +110,9 @@ class FrameWorld:
 
     @property
     def key(self) -> str:
-        """Names this frame's document: changes when the frame's world is recreated."""
-        return f"{self.frame_id}:{self.generation}"
+        """Names this frame's document: changes when the frame's world is recreated, and
+        differs between two sessions to the same frame (a frame that changed process)."""
+        return f"{self.frame_id}:{self.session.session_id}:{self.generation}"
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,9 @@ class _World:
     """Our worlds in the tab's cross-origin frames, by (session id, frame id)."""
     routes: dict[int, FrameRoute] = field(default_factory=dict)
     """The latest digest's cross-origin frame elements, by index."""
+    frame_ids: dict[tuple[str, int], str] = field(default_factory=dict)
+    """(world holding an iframe element: "main" or its key, the iframe's index there) -> the
+    id of the frame it shows (a frame keeps its id across its navigations)."""
 
 
 def _state(tab: Tab) -> _World:
@@ -223,6 +227,7 @@ async def _context(tab: Tab, timeout: float) -> int:
         # The frames' worlds belonged to the previous document.
         world.frames.clear()
         world.routes.clear()
+        world.frame_ids.clear()
         return context_id
 
 
@@ -254,11 +259,17 @@ async def frame_context(frame: FrameWorld, *, timeout: float = 10.0) -> int:
 
 
 async def frame_eval(
-    frame: FrameWorld, expression: str, *, timeout: float = 10.0, by_value: bool = True
+    frame: FrameWorld,
+    expression: str,
+    *,
+    timeout: float = 10.0,
+    by_value: bool = True,
+    retry: bool = True,
 ) -> Any:
-    """:func:`world_eval` in a frame's world; recreates the world once when the frame's
-    document changed under it (its indexes then start again, under a new ``frame.key``)."""
-    for attempt in (0, 1):
+    """:func:`world_eval` in a frame's world; with ``retry``, recreates the world once when
+    the frame's document changed under it (its indexes then start again, under a new
+    ``frame.key``); without, the CDP error is raised (see :func:`is_lost_context`)."""
+    for attempt in (0, 1) if retry else (1,):
         context_id = await frame_context(frame, timeout=timeout)
         try:
             result = await frame.session.send(
@@ -278,6 +289,19 @@ async def frame_eval(
             return result.get("result", {})
         return _value(result)
     raise AssertionError("unreachable")
+
+
+def known_frame_id(tab: Tab, holder: str, iframe: int) -> str | None:
+    return _state(tab).frame_ids.get((holder, iframe))
+
+
+def remember_frame_id(tab: Tab, holder: str, iframe: int, frame_id: str) -> None:
+    _state(tab).frame_ids[(holder, iframe)] = frame_id
+
+
+def is_lost_context(exc: BaseException) -> bool:
+    """The error says our world's context is gone (its document was replaced)."""
+    return any(s in str(exc) for s in _LOST_CONTEXT)
 
 
 def set_frame_routes(tab: Tab, routes: dict[int, FrameRoute]) -> None:

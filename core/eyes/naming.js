@@ -59,8 +59,8 @@ function accessibleName(el, kind, content) {
   if (tag === "IFRAME" || tag === "FRAME") return cut(name || clean(el.title || ""), 150);
   if (kind === undefined) kind = nameKind(el);
   const isField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
-  if (!name && isField && el.labels && el.labels.length) {
-    const labels = [...el.labels];
+  const labels = !name && isField ? labelsOf(el) : [];
+  if (labels.length) {
     labels.sort((p, q) => (q.htmlFor === el.id ? 1 : 0) - (p.htmlFor === el.id ? 1 : 0));
     for (const l of labels) {
       name = labelText(l, el);
@@ -80,6 +80,30 @@ function accessibleName(el, kind, content) {
   if (!name && el.title) name = clean(el.title);
   if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
   return cut(name, 150);
+}
+
+// A field's labels. `el.labels` makes the browser scan the whole tree for labels the first
+// time it is asked for each field (about 80 ms on a 5,000-row table): during a walk, one
+// scan per tree (document or shadow root) answers for every field in it.
+let labelScans = null; // Map(root -> Map(control -> [label])) while a walk runs
+function labelsOf(el) {
+  if (labelScans === null) return el.labels ? [...el.labels] : [];
+  const root = el.getRootNode();
+  let map = labelScans.get(root);
+  if (map === undefined) {
+    map = new Map();
+    if (root.querySelectorAll) {
+      for (const label of root.querySelectorAll("label")) {
+        const control = label.control;
+        if (!control) continue;
+        const list = map.get(control);
+        if (list) list.push(label);
+        else map.set(control, [label]);
+      }
+    }
+    labelScans.set(root, map);
+  }
+  return map.get(el) || [];
 }
 
 // The walk's kind, as far as naming cares, for an element met outside a walk.

@@ -28,7 +28,8 @@ function serialise(w, opts) {
   }
 
   // Notes for what lies beyond the margin.
-  const fmt = (n) => n.toLocaleString("en-US");
+  // 12,345 (toLocaleString would load the locale's data on a cold world: ~20 ms).
+  const fmt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const beyondNote = (els, chars, where, how) => {
     if (!els && !chars) return null;
     const what = [];

@@ -46,6 +46,15 @@ function deepActive() {
 // The page as lines in reading order: {s, el (element record | null), dist, above}, plus
 // what the detectors found on the way and what lies beyond the listing margin.
 function walk(opts) {
+  labelScans = new Map();
+  try {
+    return walkDocument(opts);
+  } finally {
+    labelScans = null;
+  }
+}
+
+function walkDocument(opts) {
   const t0 = performance.now();
   snapNo++;
   const marginV = opts.margin === undefined ? 1.5 : opts.margin;

@@ -1,13 +1,15 @@
 """handrail's own isolated JavaScript world in a tab.
 
-API (used by the hands in core/page.py and by core/snapshot.py)::
+API (used by the hands in core/page/ and by core/snapshot.py)::
 
     await world_eval(tab, "document.title")                    # -> JSON value
     await world_call(tab, "function (i, t) { ... }", 12, "x")  # -> JSON value
     await element_object_id(tab, 12)                           # -> CDP objectId of element [12]
+    route = frame_route(tab, 31)           # element [31] lives in a cross-origin frame: how
+    await route_call(route, 31, fn, ...)   # to call into our world there (see FrameRoute)
 
-Inside the world, ``globalThis.__handrail`` is the registry installed by the eyes' page script (core/eyes/*.js):
-``__handrail.element(12)`` returns the element the digest showed as ``[12]`` or throws; a
+Inside each world, ``globalThis.__handrail`` is the registry installed by the eyes' page
+script (core/eyes/*.js, joined by :func:`eyes_script`): ``__handrail.element(12)`` returns the element the digest showed as ``[12]`` or throws; a
 ``world_call``/``world_eval`` that uses it raises :class:`StaleElement` or
 :class:`UnknownIndex` in Python, with a message written for the model. ``__handrail.probe()``
 is the cheap before/after reading the hands use (see :func:`core.snapshot.probe`).
@@ -20,6 +22,13 @@ is never enabled (pages can notice it). A new document needs a new world: we dro
 browser answers "Cannot find context". Each new world's index counter is seeded with the
 tab's high-water mark, so an index from an earlier document never names an element of a
 later one: it fails instead.
+
+Cross-origin frames get worlds of their own (:class:`FrameWorld`, created through the
+frame's own session: the tab's for an in-process frame, the child target's for an
+out-of-process one). Their indexes are local; the main world maps them onto the tab's
+counter, and :class:`FrameRoute` tells the hands how to reach them. A frame world is never
+silently recreated under an old route: a frame that changed document makes its elements
+stale. Closed shadow roots are handed to a world by :func:`adopt_closed_roots`.
 """
 
 from __future__ import annotations
@@ -613,12 +622,3 @@ async def element_object_id(tab: Tab, index: int, *, timeout: float = 10.0) -> s
     if not isinstance(object_id, str):
         raise WorldError(f"element [{index}] has no remote object")
     return object_id
-
-
-async def release_objects(tab: Tab) -> None:
-    """Release the remote objects :func:`element_object_id` handed out (optional hygiene)."""
-    world = _state(tab)
-    if world.context_id is None:
-        return
-    with contextlib.suppress(CDPError):
-        await tab.send("Runtime.releaseObjectGroup", {"objectGroup": "handrail"}, timeout=5)

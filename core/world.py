@@ -622,3 +622,34 @@ async def element_object_id(tab: Tab, index: int, *, timeout: float = 10.0) -> s
     if not isinstance(object_id, str):
         raise WorldError(f"element [{index}] has no remote object")
     return object_id
+
+
+async def element_handle(tab: Tab, index: int, *, timeout: float = 10.0) -> tuple[CDPSession, str]:
+    """The session and remote object id of element ``index`` wherever it lives: the tab's
+    session and our main world, or a cross-origin frame's session and our world there (for
+    DOM.* commands, which must go to the session that owns the node). Raises as
+    :func:`element_object_id`."""
+    route = frame_route(tab, index)
+    if route is None:
+        return tab.session, await element_object_id(tab, index, timeout=timeout)
+    world = route.world
+    if world.context_id is None or world.key != route.key:
+        raise StaleElement(index)
+    params: JSON = {
+        "expression": f"globalThis.__handrail.element({int(route.local)})",
+        "returnByValue": False,
+        "objectGroup": "handrail",
+        "contextId": world.context_id,
+    }
+    try:
+        result = await world.session.send("Runtime.evaluate", params, timeout=timeout)
+    except CDPError as exc:
+        if isinstance(exc, SessionClosed) or is_lost_context(exc):
+            raise StaleElement(index) from exc
+        raise
+    if "exceptionDetails" in result:
+        raise StaleElement(index)
+    object_id = result.get("result", {}).get("objectId")
+    if not isinstance(object_id, str):
+        raise WorldError(f"element [{index}] has no remote object")
+    return world.session, object_id

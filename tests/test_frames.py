@@ -434,3 +434,20 @@ async def test_without_site_isolation_a_cross_site_frame_is_read_and_acted_in(
         hands.close()
     finally:
         await browser.close()
+
+
+async def test_a_file_input_inside_an_out_of_process_frame_takes_the_upload(
+    eyes_browser: Browser, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite, tmp_path: Path
+) -> None:
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    (folder / "cv.pdf").write_bytes(b"%PDF-1.4 fixture")
+    hands = Page(eyes_browser, action_timeout=15, upload_dir=folder)
+    try:
+        snap = await observe(hands, host_page(site, second_site.url("/page/upload.html"), "Docs"))
+        result = await hands.upload_file(index_of(snap, "Attachment"), "cv.pdf")
+        assert result.ok and result.message.endswith("it now holds: cv.pdf"), result.message
+        after, _ = await hands.observe()
+    finally:
+        hands.close()
+    assert "  cv.pdf" in block_after(after.text, header("Docs", second_site))

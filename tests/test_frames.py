@@ -451,3 +451,16 @@ async def test_a_file_input_inside_an_out_of_process_frame_takes_the_upload(
     finally:
         hands.close()
     assert "  cv.pdf" in block_after(after.text, header("Docs", second_site))
+
+
+async def test_key_presses_reach_a_focused_field_inside_an_out_of_process_frame(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    snap = await observe(oop_page, host_page(site, second_site.url("/frames/form.html"), "Partner"))
+    assert (await oop_page.click(index_of(snap, "Postcode"))).ok
+    for key in ("N", "1", "Enter"):
+        pressed = await oop_page.press_key(key)
+        assert pressed.ok, pressed.message
+    await second_site.until(lambda got: any(r.path == "/frames/sent" for r in got))
+    assert [p.form for p in second_site.posts("/frames/sent")] == [{"postcode": ["N1"]}]

@@ -55,6 +55,7 @@ from core.policy import (
     Gate,
     detect_handover,
     host_allowed,
+    host_of,
     looks_like_credential_prompt,
 )
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
@@ -272,7 +273,7 @@ class Agent:
         patterns = self.gate.allow_domains
         if not patterns:
             return None
-        return SnapshotOptions(host_allowed=lambda host: host_allowed(host, patterns))
+        return SnapshotOptions(url_allowed=lambda url: host_allowed(host_of(url), patterns))
 
     async def _observe(self, n: int) -> tuple[Snapshot, str]:
         started = time.monotonic()

@@ -43,7 +43,6 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
-from urllib.parse import urlsplit
 
 from core.browser import Browser, Tab
 from core.cdp import CDPError, CDPSession, SessionClosed
@@ -82,9 +81,9 @@ class SnapshotOptions:
     """False lists interactive elements only."""
     timeout: float = 20.0
     """Seconds the page may take to answer."""
-    host_allowed: Callable[[str], bool] | None = field(default=None, compare=False)
-    """Whether this run may load a host (the allowlist): a frame that did not load and whose
-    host it refuses is listed as blocked. None: every frame that did not load is "did not
+    url_allowed: Callable[[str], bool] | None = field(default=None, compare=False)
+    """Whether this run may load a URL (the allowlist): a frame that did not load and whose
+    URL it refuses is listed as blocked. None: every frame that did not load is "did not
     load"."""
     max_frame_depth: int = 4
     """Cross-origin frames nested deeper than this are listed by their header only."""
@@ -529,8 +528,7 @@ async def _not_loaded(
     if frame is None or not frame.get("unreachableUrl"):
         return None
     url = str(frame["unreachableUrl"])
-    host = urlsplit(url).hostname or ""
-    refused = opts.host_allowed is not None and bool(host) and not opts.host_allowed(host)
+    refused = opts.url_allowed is not None and not opts.url_allowed(url)
     return {"blocked": True, "url": url} if refused else {"failed": True, "url": url}
 
 

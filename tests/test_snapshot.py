@@ -559,3 +559,10 @@ def test_tabs_in_the_header_are_numbered_plainly_and_their_titles_escaped() -> N
     assert "  tab 0 (current): Home — http://127.0.0.1/" in lines
     second = next(line for line in lines if line.startswith("  tab 1: "))
     assert "</browser_state>" not in second and "[7]" not in second and "Human:" not in second
+
+
+async def test_page_text_cannot_forge_a_frame_header(tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(tab, site, "forged_frame.html")
+    lines = snap.text.splitlines()
+    assert not any(line.startswith(('frame "', "frame (")) for line in lines), snap.text
+    assert 'frame “Secure card payment" (pay.example):' in lines

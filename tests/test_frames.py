@@ -464,3 +464,14 @@ async def test_key_presses_reach_a_focused_field_inside_an_out_of_process_frame(
         assert pressed.ok, pressed.message
     await second_site.until(lambda got: any(r.path == "/frames/sent" for r in got))
     assert [p.form for p in second_site.posts("/frames/sent")] == [{"postcode": ["N1"]}]
+
+
+async def test_a_password_field_in_a_frame_far_below_the_fold_is_still_signalled(
+    oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    url = site.url("/frames/below.html") + "?f=" + quote(second_site.url("/frames/signin.html"))
+    await load(oop_tab, url)
+    snap = await take_snapshot(oop_tab)
+    assert "frame " not in snap.text  # beyond the listing margin: not listed...
+    [field] = snap.signals.password_fields  # ...but its password field is found
+    assert field.where == header("Partner sign-in", second_site).removesuffix(":")

@@ -99,6 +99,50 @@ function finish(tree, opts) {
       const got = results[l.slot] || { unreadable: true, url: slot.src };
       mergeFrame(slot, got, depth + 1);
     }
+    // Frames beyond the listing margin: no lines, but what the detectors found there.
+    for (const slot of slots) {
+      if (slot.far && results[slot.slot]) mergeFar(slot, results[slot.slot]);
+    }
+  };
+  const mergeFar = (slot, got) => {
+    const url = got.url || slot.src;
+    const label = frameLabel(slot.name, url);
+    const kinds = frameKinds([slot.name, url, got.title]);
+    if (got.blocked) {
+      (w.signals.blockedFrames = w.signals.blockedFrames || []).push({
+        label, host: hostOf(url), url: cut(url, 200), kinds,
+      });
+      return;
+    }
+    if (!got.lines) return;
+    mergeSignals(got, label, url, kinds);
+    for (const s of got.slots || []) {
+      const child = (got.children || {})[s.slot];
+      if (child) mergeFar(s, child);
+    }
+  };
+  const mergeSignals = (got, label, url, kinds) => {
+    const where = (local) => (local === "page" ? label : local === "shadow root" ? `a shadow root in ${label}` : `${local} in ${label}`);
+    const sig = got.signals;
+    for (const k of ["password", "otp", "payment"]) {
+      for (const f of sig[k]) {
+        w.signals[k].push({ index: frameIndex(got.key, f.index), name: f.name, where: where(f.where) });
+      }
+    }
+    for (const c of sig.captcha) w.signals.captcha.push({ kind: c.kind, where: `${c.where} in ${label}` });
+    for (const u of sig.paymentFrames) w.signals.paymentFrames.push(u);
+    for (const b of sig.blockedFrames || []) {
+      (w.signals.blockedFrames = w.signals.blockedFrames || []).push(b);
+    }
+    // A payment provider's frame by its URL, its name, its title, or card fields inside.
+    const cardInside = sig.payment.length > 0;
+    if (kinds.includes("payment") || cardInside) {
+      w.signals.paymentFrames.push(`${label}${url && !/^about:/.test(url) ? ` ${cut(url, 160)}` : ""}`);
+    }
+    w.hidden += got.hidden || 0;
+    w.visited += got.visited || 0;
+    w.interactiveSeen += got.interactiveSeen || 0;
+    for (const k of ["aboveEl", "belowEl", "aboveText", "belowText"]) w.beyond[k] += got.beyond[k] || 0;
   };
   const indent = (l, depth) => Object.assign({}, l, { s: "  ".repeat(depth) + l.s });
   const mergeFrame = (slot, got, depth) => {
@@ -130,7 +174,6 @@ function finish(tree, opts) {
       return;
     }
     header.s = `${pad}${label}:`;
-    const where = (local) => (local === "page" ? label : local === "shadow root" ? `a shadow root in ${label}` : `${local} in ${label}`);
     for (const l of got.lines) {
       if (l.el) {
         const rec = l.el;
@@ -148,26 +191,7 @@ function finish(tree, opts) {
       }
       l.frameLabel = label;
     }
-    const sig = got.signals;
-    for (const k of ["password", "otp", "payment"]) {
-      for (const f of sig[k]) {
-        w.signals[k].push({ index: frameIndex(got.key, f.index), name: f.name, where: where(f.where) });
-      }
-    }
-    for (const c of sig.captcha) w.signals.captcha.push({ kind: c.kind, where: `${c.where} in ${label}` });
-    for (const u of sig.paymentFrames) w.signals.paymentFrames.push(u);
-    for (const b of sig.blockedFrames || []) {
-      (w.signals.blockedFrames = w.signals.blockedFrames || []).push(b);
-    }
-    // A payment provider's frame by its URL, its name, its title, or card fields inside.
-    const cardInside = sig.payment.length > 0;
-    if (kinds.includes("payment") || cardInside) {
-      w.signals.paymentFrames.push(`${label}${url && !/^about:/.test(url) ? ` ${cut(url, 160)}` : ""}`);
-    }
-    w.hidden += got.hidden || 0;
-    w.visited += got.visited || 0;
-    w.interactiveSeen += got.interactiveSeen || 0;
-    for (const k of ["aboveEl", "belowEl", "aboveText", "belowText"]) w.beyond[k] += got.beyond[k] || 0;
+    mergeSignals(got, label, url, kinds);
     merge(got.lines, depth, got.slots, got.children || {});
   };
   merge(w.lines, 0, w.slots, tree);

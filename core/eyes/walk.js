@@ -43,6 +43,7 @@ function deepActive() {
 }
 
 // ---- the walk -----------------------------------------------------------------------
+const MAX_FAR_FRAMES = 10;
 // The page as lines in reading order: {s, el (element record | null), dist, above}, plus
 // what the detectors found on the way and what lies beyond the listing margin.
 function walk(opts) {
@@ -77,7 +78,8 @@ function walkDocument(opts) {
   const lines = []; // {s, el (record|null), dist, above}
   const records = [];
   const frames = [];
-  const slots = []; // frames to be read through CDP (see frameOf)
+  const slots = []; // frames to be read through CDP (see frameOf and farFrame)
+  let farFrames = 0;
   const hosts = []; // elements that may hold a closed shadow root we have not asked about
   const signals = { password: [], otp: [], payment: [], captcha: [], paymentFrames: [] };
   const beyond = { aboveEl: 0, belowEl: 0, aboveText: 0, belowText: 0 };
@@ -159,7 +161,35 @@ function walkDocument(opts) {
       n++;
     }
     addBeyond(above, n, (el.textContent || "").length);
+    if (el.tagName === "IFRAME") farFrame(el, above);
+    else for (const f of el.getElementsByTagName("iframe")) farFrame(f, above);
     return above ? FAR_ABOVE : FAR_BELOW;
+  }
+
+  // A cross-origin frame beyond the listing margin is not listed, but the detectors still
+  // look inside it (a sign-in or card frame below the fold still hands over): a slot
+  // without a line, whose frame core/snapshot.py reads like the others.
+  function farFrame(f, above) {
+    if (farFrames >= MAX_FAR_FRAMES) return;
+    let inner = null;
+    try {
+      inner = f.contentDocument;
+    } catch (_e) {
+      inner = null;
+    }
+    if (inner) return;
+    const b = f.getBoundingClientRect();
+    if (b.width < 1 || b.height < 1) return;
+    farFrames++;
+    const ox = b.left + (F ? F.ox : 0) + f.clientLeft;
+    const oy = b.top + (F ? F.oy : 0) + f.clientTop;
+    const box = [ox, oy, ox + f.clientWidth, oy + f.clientHeight];
+    slots.push({
+      slot: slots.length, index: indexOf(f), name: accessibleName(f),
+      src: cut(f.src || f.getAttribute("src") || "about:blank", 300),
+      ox, oy, clip: box, rect: [b.left, b.top, b.width, b.height], dist: 2, above,
+      vw: VW, vh: VH, focused: false, context: "", far: true,
+    });
   }
 
   function countRun(parent, first) {
@@ -179,6 +209,11 @@ function walkDocument(opts) {
     range.setStartBefore(first);
     range.setEndAfter(parent.lastChild);
     addBeyond(false, list.length - lo, range.toString().length);
+    for (const f of parent.getElementsByTagName("iframe")) {
+      if (f === first || first.contains(f) || first.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING) {
+        farFrame(f, false);
+      }
+    }
   }
 
   function signalField(kind, el, index, name, frame, shadow) {

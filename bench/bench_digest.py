@@ -16,6 +16,10 @@ The frames page (``--frames N``, 0 to skip) holds N iframes of 50 interactive el
 served from 127.0.0.2 (another site, so each frame is out of process and read through its
 own CDP session); "cold" there also creates our world in every frame. Its check verifies that
 every frame's 50 elements are listed under its header.
+
+Figures on 2026-12-01 (shared 2-core machine, other Chromium tests running), 5,000 rows:
+cold 92-105 ms, warm 54-68 ms (main before issue 9, run alternately with it: cold 200-281 ms,
+warm 66-95 ms); 10 out-of-process frames x 50 elements: cold 394-415 ms, warm 137-143 ms.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 // The hands' page-side helpers.
 //
 // This file is one expression that evaluates to an object of functions. core/page.py runs
-// it in handrail's isolated world (core/world.py), where the eyes (core/eyes/*.js) have installed
+// it in handrail's isolated world (core/world.py), where core/snapshot.js has installed
 // globalThis.__handrail: __handrail.element(i) returns the element the digest showed as
 // [i] or throws the stale/unknown error that world.py turns into a message for the model.
 //

@@ -10,6 +10,7 @@ API (for the hands, the agent loop and the policy detectors)::
     snap.hidden_instruction_fragments                # for the person, never for the model
     reading = await probe(tab)                       # Probe: cheap before/after comparison
     escape_page_text(s)                              # escape any other page string (dialogs)
+    await follow_frames(browser)                     # read out-of-process frames too
 
 Digest lines (docs/architecture.md, "What the model sees each round")::
 
@@ -31,7 +32,16 @@ Digest lines (docs/architecture.md, "What the model sees each round")::
   would start with ``[`` is escaped, ``<``/``>`` in page strings become ``‹``/``›``, ``[12]``
   becomes ``［12］``, and role markers like ``Human:`` get a lookalike colon.
 - The size cap drops what is farthest from the viewport first (then text, then elements) and
-  the cut is always announced in the last line and in :attr:`Snapshot.truncated`.
+  the cut is always announced in the last line and in :attr:`Snapshot.truncated`, naming
+  the frames it cut from.
+- Shadow roots, open or closed, are read like the rest. A cross-origin frame's contents
+  follow a header line, indented two spaces per level::
+
+      frame "Secure card payment" (pay.example):
+        [31]<input type=text name=cardnumber>Card number</input>
+
+  or one line saying it could not be read (``blocked, not loaded (...)``, ``did not load``,
+  ``contents not readable``). See docs/architecture.md, "The eyes".
 """
 
 from __future__ import annotations

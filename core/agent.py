@@ -52,11 +52,19 @@ from core.events import (
 )
 from core.model.base import Model, ModelError
 from core.page import DialogInfo, Page, TargetExpectation
-from core.policy import Assessment, Finding, Gate, detect_handover, looks_like_credential_prompt
+from core.policy import (
+    Assessment,
+    Finding,
+    Gate,
+    detect_handover,
+    host_allowed,
+    host_of,
+    looks_like_credential_prompt,
+)
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult
 from core.secrets import Secrets, SecretsError, only_placeholders
-from core.snapshot import Snapshot, escape_page_text
+from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
 
 log = structlog.get_logger("handrail.agent")
 
@@ -273,9 +281,17 @@ class Agent:
             snapshot, observation = await self._observe(n)
         return snapshot, observation
 
+    def _snapshot_options(self) -> SnapshotOptions | None:
+        """The eyes' options for this run: with an allowlist, a frame that did not load and
+        whose host the run may not visit is listed as blocked (and may call for a hand-over)."""
+        patterns = self.gate.allow_domains
+        if not patterns:
+            return None
+        return SnapshotOptions(url_allowed=lambda url: host_allowed(host_of(url), patterns))
+
     async def _observe(self, n: int) -> tuple[Snapshot, str]:
         started = time.monotonic()
-        snapshot, notices = await self.page.observe()
+        snapshot, notices = await self.page.observe(self._snapshot_options())
         if self.guard is not None:
             notices = [*notices, *self.guard.drain()]
         self.gate.note_visit(snapshot.url)

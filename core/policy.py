@@ -465,12 +465,33 @@ def _findings(snapshot: Snapshot) -> list[Finding]:
     for kind, label, fields in groups:
         if fields:
             where = ", ".join(_field_name(f) for f in fields[:4])
-            found.append(Finding(kind, f"{label} on the page: {where}"))
+            framed = all("frame " in f.where for f in fields)
+            found.append(
+                Finding(kind, f"{label} {'in a frame' if framed else 'on the page'}: {where}")
+            )
     if signals.payment_frames and not signals.card_fields:
         found.append(
             Finding("payment", f"a payment form from {', '.join(signals.payment_frames[:2])}")
         )
+    for blocked in signals.blocked_frames:
+        for frame_kind in blocked.kinds:
+            what, human = _BLOCKED_KINDS[frame_kind]
+            found.append(
+                Finding(
+                    human,
+                    f"the {what} is served from {blocked.host or blocked.url}, which this run "
+                    f"may not load ({blocked.label}): hand over, or allow that host",
+                )
+            )
     return found
+
+
+# What a blocked frame seems to hold, and the hand-over it calls for.
+_BLOCKED_KINDS: dict[str, tuple[str, HumanKind]] = {
+    "payment": ("payment form", "payment"),
+    "signin": ("sign-in form", "password"),
+    "captcha": ("CAPTCHA", "captcha"),
+}
 
 
 def _field_name(field: SensitiveField) -> str:

@@ -30,6 +30,7 @@ from core.model.spec import DEFAULT_SPEC, build_model
 from core.page import Page
 from core.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
 from core.secrets import Secrets, SecretsError
+from core.snapshot import follow_frames
 
 log = structlog.get_logger("handrail.session")
 
@@ -267,6 +268,8 @@ async def run_session(
         )
         guard = DomainGuard(browser, settings.allow_domains, settings.network_mode())
         await guard.install()
+        # After the guard: its hooks on child targets must run before any child does.
+        await follow_frames(browser)
         if settings.start_url:
             # The person's own step: opened before the first round, not gated.
             result = await page.navigate(settings.start_url)

@@ -10,6 +10,7 @@ API (for the hands, the agent loop and the policy detectors)::
     snap.hidden_instruction_fragments                # for the person, never for the model
     reading = await probe(tab)                       # Probe: cheap before/after comparison
     escape_page_text(s)                              # escape any other page string (dialogs)
+    await follow_frames(browser)                     # read out-of-process frames too
 
 Digest lines (docs/architecture.md, "What the model sees each round")::
 
@@ -31,20 +32,49 @@ Digest lines (docs/architecture.md, "What the model sees each round")::
   would start with ``[`` is escaped, ``<``/``>`` in page strings become ``‹``/``›``, ``[12]``
   becomes ``［12］``, and role markers like ``Human:`` get a lookalike colon.
 - The size cap drops what is farthest from the viewport first (then text, then elements) and
-  the cut is always announced in the last line and in :attr:`Snapshot.truncated`.
+  the cut is always announced in the last line and in :attr:`Snapshot.truncated`, naming
+  the frames it cut from.
+- Shadow roots, open or closed, are read like the rest. A cross-origin frame's contents
+  follow a header line, indented two spaces per level::
+
+      frame "Secure card payment" (pay.example):
+        [31]<input type=text name=cardnumber>Card number</input>
+
+  or one line saying it could not be read (``blocked, not loaded (...)``, ``did not load``,
+  ``contents not readable``). See docs/architecture.md, "The eyes".
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from core.browser import Tab
-from core.world import note_index_high_water, world_eval, world_generation
+from core.browser import Browser, Tab
+from core.cdp import CDPError, CDPSession, SessionClosed
+from core.targets import ChildTargets
+from core.world import (
+    FrameRoute,
+    FrameWorld,
+    WorldError,
+    adopt_closed_roots,
+    element_object_id,
+    frame_context,
+    frame_eval,
+    frame_world,
+    is_lost_context,
+    known_frame_id,
+    main_context,
+    note_index_high_water,
+    remember_frame_id,
+    set_frame_routes,
+    world_eval,
+    world_generation,
+)
 
 Sensitive = Literal["password", "otp", "payment"]
 
@@ -61,6 +91,12 @@ class SnapshotOptions:
     """False lists interactive elements only."""
     timeout: float = 20.0
     """Seconds the page may take to answer."""
+    url_allowed: Callable[[str], bool] | None = field(default=None, compare=False)
+    """Whether this run may load a URL (the allowlist): a frame that did not load and whose
+    URL it refuses is listed as blocked. None: every frame that did not load is "did not
+    load"."""
+    max_frame_depth: int = 4
+    """Cross-origin frames nested deeper than this are listed by their header only."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +114,7 @@ class ElementInfo:
     in_viewport: bool
     is_new: bool
     frame: str | None
-    """URL of the (same-origin) frame holding the element; None in the top document."""
+    """URL of the frame holding the element; None in the top document."""
     shadow: bool
     editable: bool
     disabled: bool
@@ -91,6 +127,14 @@ class ElementInfo:
     """A submit button (or image input) inside a form."""
     focused: bool
     sensitive: Sensitive | None
+    frame_label: str | None = None
+    """``frame "Secure card payment" (pay.example)`` for an element of a cross-origin frame
+    (the digest's header line for that frame); None elsewhere."""
+    frame_key: str | None = None
+    """Which document of which cross-origin frame holds it (``frame id:world generation``);
+    the hands use it with :attr:`local_index` to reach the element through that frame."""
+    local_index: int | None = None
+    """The element's index in our world inside that frame."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +142,18 @@ class FrameInfo:
     url: str
     cross_origin: bool
     index: int | None
-    """The iframe's own index (cross-origin frames are listed as one element)."""
+    """Always None: a frame's contents are listed, not the frame element."""
     rect: tuple[float, float, float, float]
+    name: str = ""
+    """The frame's accessible name (aria-labelledby, aria-label or title)."""
+    label: str = ""
+    """The header line naming a cross-origin frame: ``frame "Name" (host)``."""
+    blocked: bool = False
+    """It did not load, and the allowlist refuses its host."""
+    readable: bool = True
+    """False when its contents could not be read (blocked, failed, or unreachable)."""
+    depth: int = 0
+    """1 for a cross-origin frame of the page, 2 for one inside it..."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +173,17 @@ class Captcha:
 
 
 @dataclass(frozen=True)
+class BlockedFrame:
+    """A frame the allowlist kept from loading, and what it seems to be for."""
+
+    label: str
+    host: str
+    url: str
+    kinds: tuple[str, ...]
+    """"payment", "signin", "captcha": judged from its name, URL and the text before it."""
+
+
+@dataclass(frozen=True)
 class PageSignals:
     """Facts for the hand-over detectors (visible things only, including shadow roots,
     same-origin frames and fields below the listing margin)."""
@@ -128,7 +193,10 @@ class PageSignals:
     card_fields: tuple[SensitiveField, ...] = ()
     captchas: tuple[Captcha, ...] = ()
     payment_frames: tuple[str, ...] = ()
-    """URLs of iframes served by payment providers (Stripe, Adyen, Braintree, PayPal...)."""
+    """Payment frames: by their URL (Stripe, Adyen, Braintree, PayPal...), and cross-origin
+    frames whose name, URL or title speaks of payment or that hold card fields (given as
+    their header label and URL)."""
+    blocked_frames: tuple[BlockedFrame, ...] = ()
 
     @property
     def any(self) -> bool:
@@ -138,6 +206,7 @@ class PageSignals:
             or self.card_fields
             or self.captchas
             or self.payment_frames
+            or any(b.kinds for b in self.blocked_frames)
         )
 
 
@@ -187,7 +256,7 @@ class Probe:
     comparable."""
 
 
-# -- escaping (the Python twin of esc() in snapshot.js) ---------------------------------
+# -- escaping (the Python twin of esc() in core/eyes/text.js) ---------------------------------
 
 _INVISIBLE = re.compile(
     "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e"
@@ -269,6 +338,9 @@ def _element(raw: Mapping[str, Any]) -> ElementInfo:
         submits_form=bool(raw.get("submits")),
         focused=bool(raw.get("focused")),
         sensitive=cast("Sensitive | None", raw.get("sensitive")),
+        frame_label=raw.get("frameLabel"),
+        frame_key=raw.get("frameKey"),
+        local_index=raw.get("localIndex"),
     )
 
 
@@ -293,29 +365,293 @@ def _signals(raw: Mapping[str, Any]) -> PageSignals:
         card_fields=_fields("payment", raw.get("payment", [])),
         captchas=tuple(captchas),
         payment_frames=tuple(dict.fromkeys(str(u) for u in raw.get("paymentFrames", []))),
+        blocked_frames=tuple(
+            BlockedFrame(
+                label=str(b["label"]),
+                host=str(b["host"]),
+                url=str(b["url"]),
+                kinds=tuple(str(k) for k in b.get("kinds", [])),
+            )
+            for b in raw.get("blockedFrames", [])
+        ),
     )
+
+
+_MAX_ROOT_ROUNDS = 4
+"""Closed roots nest: each round finds the hosts inside the roots the previous one opened."""
+
+
+async def _walk_with_roots(
+    evaluate: Callable[[str], Awaitable[Any]],
+    session: CDPSession,
+    context: Callable[[], Awaitable[int]],
+    function: str,
+    js_opts: dict[str, Any],
+    timeout: float,
+) -> Any:
+    """Run ``__handrail.<function>(js_opts)``; while the walk reports hosts that may hold
+    closed shadow roots, fetch those roots (core.world.adopt_closed_roots) and walk again."""
+    expression = f"globalThis.__handrail.{function}({json.dumps(js_opts)})"
+    raw = await evaluate(expression)
+    for _ in range(_MAX_ROOT_ROUNDS):
+        if not (isinstance(raw, dict) and "hosts" in raw):
+            return raw
+        await adopt_closed_roots(session, await context(), timeout=timeout)
+        raw = await evaluate(expression)
+    if isinstance(raw, dict) and "hosts" in raw:
+        last = {**js_opts, "noHostCheck": True}
+        raw = await evaluate(f"globalThis.__handrail.{function}({json.dumps(last)})")
+    return raw
+
+
+_Refs = dict[str, tuple[FrameWorld, FrameWorld | None, int]]
+"""Frame document key -> (its world, the world holding its iframe element, the iframe's
+index there)."""
+
+
+async def _read_slots(
+    tab: Tab,
+    slots: Sequence[Mapping[str, Any]],
+    parent: FrameWorld | None,
+    opts: SnapshotOptions,
+    js_opts: dict[str, Any],
+    depth: int,
+    refs: _Refs,
+) -> dict[str, Any]:
+    """Each slot's frame read through CDP, by slot number (the frames' processes work in
+    parallel)."""
+    read = await asyncio.gather(
+        *(_read_frame(tab, slot, parent, opts, js_opts, depth, refs) for slot in slots)
+    )
+    return {str(slot["slot"]): got for slot, got in zip(slots, read, strict=True)}
+
+
+async def _read_frame(
+    tab: Tab,
+    slot: Mapping[str, Any],
+    parent: FrameWorld | None,
+    opts: SnapshotOptions,
+    js_opts: dict[str, Any],
+    depth: int,
+    refs: _Refs,
+) -> dict[str, Any]:
+    """One cross-origin frame: our world in it, the same walk with top-level geometry, and
+    the frames inside it. Never raises for the frame's sake: a frame that cannot be read is
+    reported as such (``unreadable``, ``failed`` or ``blocked``)."""
+    src = str(slot.get("src") or "")
+    session = parent.session if parent is not None else tab.session
+    iframe = int(slot["index"])
+    holder = parent.key if parent is not None else "main"
+    frame_id = known_frame_id(tab, holder, iframe)
+    if frame_id is None:
+        try:
+            frame_id = await _frame_id_of(tab, parent, iframe, opts.timeout)
+        except (WorldError, CDPError):
+            return {"unreadable": True, "url": src}
+        if frame_id is not None:
+            remember_frame_id(tab, holder, iframe, frame_id)
+    if frame_id is None or depth > opts.max_frame_depth:
+        return {"unreadable": True, "url": src}
+    frame_opts = {
+        **js_opts,
+        "frame": {
+            "ox": slot["ox"],
+            "oy": slot["oy"],
+            "clip": slot["clip"],
+            "vw": slot["vw"],
+            "vh": slot["vh"],
+            "dist": slot["dist"],
+            "above": slot["above"],
+        },
+    }
+    raw: Any = None
+    for attempt in (0, 1):
+        # Looked up each time: a frame that moved to another process has a new session.
+        owner = _child_session(tab, frame_id) or session
+        world = frame_world(tab, owner, frame_id)
+        if world.context_id is None:
+            # A document we have not read yet: did it load at all?
+            failed = await _not_loaded(owner, frame_id, opts)
+            if failed is not None:
+                return failed
+        try:
+            raw = await _frame_walk(world, frame_opts, opts)
+            break
+        except (WorldError, CDPError) as exc:
+            if attempt == 0 and (is_lost_context(exc) or isinstance(exc, SessionClosed)):
+                world.context_id = None  # the frame has a new document: check it again
+                continue
+            return {"unreadable": True, "url": src}
+    if not isinstance(raw, dict):
+        return {"unreadable": True, "url": src}
+    raw["key"] = world.key
+    refs[world.key] = (world, parent, int(slot["index"]))
+    if raw.get("slots"):
+        raw["children"] = await _read_slots(
+            tab, raw["slots"], world, opts, js_opts, depth + 1, refs
+        )
+    return raw
+
+
+def _routes(elements: Mapping[int, ElementInfo], refs: _Refs) -> dict[int, FrameRoute]:
+    """How the hands reach each element of a cross-origin frame."""
+    by_world = {id(world): key for key, (world, _, _) in refs.items()}
+    routes: dict[int, FrameRoute] = {}
+    for element in elements.values():
+        if element.frame_key is None or element.local_index is None:
+            continue
+        if element.frame_key not in refs:
+            continue
+        world = refs[element.frame_key][0]
+        hops: list[tuple[FrameWorld | None, int]] = []
+        key: str | None = element.frame_key
+        while key is not None and key in refs and len(hops) < 16:
+            _, holder, iframe = refs[key]
+            hops.append((holder, iframe))
+            key = by_world.get(id(holder)) if holder is not None else None
+        routes[element.index] = FrameRoute(
+            world=world, key=element.frame_key, local=element.local_index, hops=tuple(hops)
+        )
+    return routes
+
+
+async def _frame_walk(world: FrameWorld, frame_opts: dict[str, Any], opts: SnapshotOptions) -> Any:
+    return await _walk_with_roots(
+        lambda expression: frame_eval(world, expression, timeout=opts.timeout, retry=False),
+        world.session,
+        lambda: frame_context(world, timeout=opts.timeout),
+        "frameWalk",
+        frame_opts,
+        opts.timeout,
+    )
+
+
+async def _not_loaded(
+    owner: CDPSession, frame_id: str, opts: SnapshotOptions
+) -> dict[str, Any] | None:
+    """``blocked`` / ``failed`` when the frame shows an error page instead of its URL."""
+    try:
+        tree = await owner.send("Page.getFrameTree", timeout=opts.timeout)
+    except CDPError:
+        return None
+    frame = _find_frame(tree["frameTree"], frame_id)
+    if frame is None or not frame.get("unreachableUrl"):
+        return None
+    url = str(frame["unreachableUrl"])
+    refused = opts.url_allowed is not None and not opts.url_allowed(url)
+    return {"blocked": True, "url": url} if refused else {"failed": True, "url": url}
+
+
+async def _frame_id_of(
+    tab: Tab, parent: FrameWorld | None, index: int, timeout: float
+) -> str | None:
+    """The id of the frame an iframe element (by its index in its own world) shows."""
+    if parent is None:
+        object_id = await element_object_id(tab, index, timeout=timeout)
+        session = tab.session
+    else:
+        remote = await frame_eval(
+            parent, f"globalThis.__handrail.element({index})", timeout=timeout, by_value=False
+        )
+        object_id = str(remote.get("objectId") or "")
+        session = parent.session
+    node = await session.send("DOM.describeNode", {"objectId": object_id}, timeout=timeout)
+    frame_id = node.get("node", {}).get("frameId")
+    return str(frame_id) if frame_id else None
+
+
+def _find_frame(tree: Mapping[str, Any], frame_id: str) -> Mapping[str, Any] | None:
+    frame = tree.get("frame", {})
+    if frame.get("id") == frame_id:
+        return cast("Mapping[str, Any]", frame)
+    for child in tree.get("childFrames", []) or []:
+        found = _find_frame(child, frame_id)
+        if found is not None:
+            return found
+    return None
+
+
+def _child_session(tab: Tab, frame_id: str) -> CDPSession | None:
+    """The session of the out-of-process frame ``frame_id`` (core.targets attached it), or
+    None when the frame lives in its parent's process."""
+    children = tab.state.get(_CHILDREN_KEY)
+    if not isinstance(children, ChildTargets):
+        return None
+    for child in children.children(tab):
+        if child.kind == "iframe" and child.target_id == frame_id:
+            return child.session
+    return None
+
+
+_CHILDREN_KEY = "eyes.children"
+
+
+async def follow_frames(browser: Browser) -> None:
+    """Let the eyes read the out-of-process frames of every tab of ours, now and later
+    (idempotent).
+
+    core.targets attaches to each such frame (paused until its hooks ran); the eyes need no
+    hook of their own: they create their world in a frame when a digest first meets it, and
+    nothing a frame's scripts do before that hides anything from CDP.
+    """
+    children = ChildTargets.of(browser)
+
+    async def follow(tab: Tab) -> None:
+        tab.state[_CHILDREN_KEY] = children
+        await children.install(tab)
+
+    if not any(getattr(hook, _FOLLOWS, False) for hook in browser.attach_hooks):
+        setattr(follow, _FOLLOWS, True)
+        browser.attach_hooks.append(follow)
+    for tab in list(browser.tabs.values()):
+        if not tab.closed:
+            await follow(tab)
+
+
+_FOLLOWS = "_handrail_eyes_follow_frames"
 
 
 async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> Snapshot:
     """Walk the tab's page once (in our isolated world) and return the digest.
 
+    Closed shadow roots are read like open ones, and cross-origin frames (in the tab's
+    process, or out of process once :func:`follow_frames` runs for the browser) through our
+    world inside each of them, merged in reading order under a header line per frame.
+
     Raises :class:`core.world.WorldError` when the page's walk fails and ``core.cdp``
-    errors when the tab does not answer within ``options.timeout`` seconds.
+    errors when the tab does not answer within ``options.timeout`` seconds (a frame that
+    cannot be read is listed as such, never raised).
     """
     opts = options or SnapshotOptions()
     started = time.perf_counter()
-    js_opts = {
+    js_opts: dict[str, Any] = {
         "maxChars": opts.max_chars,
         "margin": opts.offscreen_margin,
         "maxLine": opts.max_text_line,
         "includeText": opts.include_text,
     }
-    expression = f"globalThis.__handrail.snapshot({json.dumps(js_opts)})"
-    raw = await world_eval(tab, expression, timeout=opts.timeout)
+    refs: _Refs = {}
+    raw = await _walk_with_roots(
+        lambda expression: world_eval(tab, expression, timeout=opts.timeout),
+        tab.session,
+        lambda: main_context(tab, timeout=opts.timeout),
+        "snapshot",
+        js_opts,
+        opts.timeout,
+    )
+    if isinstance(raw, dict) and "slots" in raw:
+        # Cross-origin frames: read each through CDP, then let the top world merge them.
+        tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1, refs)
+        raw = await world_eval(
+            tab,
+            f"globalThis.__handrail.finish({json.dumps(tree)}, {json.dumps(js_opts)})",
+            timeout=opts.timeout,
+        )
     if not isinstance(raw, dict):
         raise TypeError(f"the page walk returned {type(raw).__name__}, not an object")
     note_index_high_water(tab, int(raw["next"]))
     elements = {e.index: e for e in (_element(r) for r in raw["elements"])}
+    set_frame_routes(tab, _routes(elements, refs))
     stats = dict(raw.get("stats") or {})
     stats["roundtrip_ms"] = round((time.perf_counter() - started) * 1000, 1)
     scroll = tuple(float(v) for v in raw["scroll"])
@@ -333,6 +669,11 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
                 cross_origin=bool(f["crossOrigin"]),
                 index=f.get("index"),
                 rect=_rect(f["rect"]),
+                name=str(f.get("name") or ""),
+                label=str(f.get("label") or ""),
+                blocked=bool(f.get("blocked")),
+                readable=not (f.get("blocked") or f.get("unreadable")),
+                depth=int(f.get("depth") or 0),
             )
             for f in raw.get("frames", [])
         ),

@@ -1,13 +1,15 @@
 """handrail's own isolated JavaScript world in a tab.
 
-API (used by the hands in core/page.py and by core/snapshot.py)::
+API (used by the hands in core/page/ and by core/snapshot.py)::
 
     await world_eval(tab, "document.title")                    # -> JSON value
     await world_call(tab, "function (i, t) { ... }", 12, "x")  # -> JSON value
     await element_object_id(tab, 12)                           # -> CDP objectId of element [12]
+    route = frame_route(tab, 31)           # element [31] lives in a cross-origin frame: how
+    await route_call(route, 31, fn, ...)   # to call into our world there (see FrameRoute)
 
-Inside the world, ``globalThis.__handrail`` is the registry installed by core/snapshot.js:
-``__handrail.element(12)`` returns the element the digest showed as ``[12]`` or throws; a
+Inside each world, ``globalThis.__handrail`` is the registry installed by the eyes' page
+script (core/eyes/*.js, joined by :func:`eyes_script`): ``__handrail.element(12)`` returns the element the digest showed as ``[12]`` or throws; a
 ``world_call``/``world_eval`` that uses it raises :class:`StaleElement` or
 :class:`UnknownIndex` in Python, with a message written for the model. ``__handrail.probe()``
 is the cheap before/after reading the hands use (see :func:`core.snapshot.probe`).
@@ -20,12 +22,20 @@ is never enabled (pages can notice it). A new document needs a new world: we dro
 browser answers "Cannot find context". Each new world's index counter is seeded with the
 tab's high-water mark, so an index from an earlier document never names an element of a
 later one: it fails instead.
+
+Cross-origin frames get worlds of their own (:class:`FrameWorld`, created through the
+frame's own session: the tab's for an in-process frame, the child target's for an
+out-of-process one). Their indexes are local; the main world maps them onto the tab's
+counter, and :class:`FrameRoute` tells the hands how to reach them. A frame world is never
+silently recreated under an old route: a frame that changed document makes its elements
+stale. Closed shadow roots are handed to a world by :func:`adopt_closed_roots`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -33,14 +43,27 @@ from pathlib import Path
 from typing import Any
 
 from core.browser import Tab
-from core.cdp import JSON, CDPError
+from core.cdp import JSON, CDPError, CDPSession, SessionClosed
 
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
-_SNAPSHOT_JS = Path(__file__).with_name("snapshot.js")
+_EYES_DIR = Path(__file__).with_name("eyes")
+EYES_PARTS = (
+    "registry",
+    "text",
+    "visibility",
+    "naming",
+    "detectors",
+    "walk",
+    "frames",
+    "serialise",
+    "api",
+)
+"""core/eyes/*.js in the order they are concatenated: each stage may use the names of the
+parts before it at load time, and any part's names when called."""
 
-# Thrown by snapshot.js: "handrail:stale:12" / "handrail:unknown:12".
-_INDEX_ERROR = re.compile(r"handrail:(stale|unknown):(\d+)")
+# Thrown by core/eyes/registry.js: "handrail:stale:12" / "handrail:unknown:12".
+_INDEX_ERROR = re.compile(r"handrail:(stale|unknown|frame):(\d+)")
 _LOST_CONTEXT = ("Cannot find context", "Execution context was destroyed", "Cannot find default")
 
 
@@ -70,6 +93,51 @@ class UnknownIndex(WorldError):
         self.index = index
 
 
+class FrameElement(WorldError):
+    """The index names an element inside a cross-origin frame: it is not in the main world."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(
+            f"element [{index}] is inside a cross-origin frame, where handrail cannot act yet; "
+            "call ask_human so the person can do this step"
+        )
+        self.index = index
+
+
+@dataclass
+class FrameWorld:
+    """Our isolated world in one frame the main world cannot reach (a cross-origin frame,
+    in the tab's own renderer or out of process). Its indexes are local to the frame; the
+    main world maps them onto the tab's one counter (see core/snapshot.py)."""
+
+    session: CDPSession
+    frame_id: str
+    context_id: int | None = None
+    generation: int = 0
+    """Bumped when the world is recreated (the frame loaded a new document)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def key(self) -> str:
+        """Names this frame's document: changes when the frame's world is recreated, and
+        differs between two sessions to the same frame (a frame that changed process)."""
+        return f"{self.frame_id}:{self.session.session_id}:{self.generation}"
+
+
+@dataclass(frozen=True)
+class FrameRoute:
+    """How to reach an element of a cross-origin frame: the world of its frame, its index
+    there, and the iframe elements that hold that frame, from its own up to the top."""
+
+    world: FrameWorld
+    key: str
+    """``world.key`` when the digest listed it: another key means the frame's document
+    changed and the element is gone."""
+    local: int
+    hops: tuple[tuple[FrameWorld | None, int], ...]
+    """(world holding the iframe element, None for the main world; its index there)."""
+
+
 @dataclass
 class _World:
     """Per-tab state, kept in ``tab.state["world"]``."""
@@ -82,6 +150,13 @@ class _World:
     """Bumped whenever a new world is created (a new document, or a lost context)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     unsubscribe: list[Any] = field(default_factory=list)
+    frames: dict[tuple[str, str], FrameWorld] = field(default_factory=dict)
+    """Our worlds in the tab's cross-origin frames, by (session id, frame id)."""
+    routes: dict[int, FrameRoute] = field(default_factory=dict)
+    """The latest digest's cross-origin frame elements, by index."""
+    frame_ids: dict[tuple[str, int], str] = field(default_factory=dict)
+    """(world holding an iframe element: "main" or its key, the iframe's index there) -> the
+    id of the frame it shows (a frame keeps its id across its navigations)."""
 
 
 def _state(tab: Tab) -> _World:
@@ -113,8 +188,36 @@ def note_index_high_water(tab: Tab, next_index: int) -> None:
     world.next_index = max(world.next_index, next_index)
 
 
+@functools.cache
+def eyes_script() -> str:
+    """The eyes' page script: core/eyes/*.js in :data:`EYES_PARTS` order inside one closure
+    that defines ``globalThis.__handrail`` once per world (evaluating it again is a no-op)."""
+    parts = [(_EYES_DIR / f"{name}.js").read_text(encoding="utf-8") for name in EYES_PARTS]
+    body = "\n".join(parts)
+    return f'(() => {{\n"use strict";\nif (globalThis.__handrail) return;\n{body}\n}})();'
+
+
 def _load_script() -> str:
-    return _SNAPSHOT_JS.read_text(encoding="utf-8")
+    return eyes_script()
+
+
+async def _install(session: CDPSession, frame_id: str, seed: int, timeout: float) -> int:
+    """Create our world in ``frame_id`` and install the eyes' script; its context id."""
+    created = await session.send(
+        "Page.createIsolatedWorld",
+        {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
+        timeout=timeout,
+    )
+    context_id = int(created["executionContextId"])
+    install = f"{_load_script()}\n;globalThis.__handrail.init({int(seed)});"
+    result = await session.send(
+        "Runtime.evaluate",
+        {"expression": install, "contextId": context_id, "returnByValue": True},
+        timeout=timeout,
+    )
+    if "exceptionDetails" in result:
+        raise WorldError("could not install handrail's page script: " + _exception_text(result))
+    return context_id
 
 
 async def _context(tab: Tab, timeout: float) -> int:
@@ -126,25 +229,293 @@ async def _context(tab: Tab, timeout: float) -> int:
             return world.context_id
         tree = await tab.send("Page.getFrameTree", timeout=timeout)
         frame_id = tree["frameTree"]["frame"]["id"]
-        created = await tab.send(
-            "Page.createIsolatedWorld",
-            {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
-            timeout=timeout,
-        )
-        context_id = int(created["executionContextId"])
-        source = _load_script()
-        install = f"{source}\n;globalThis.__handrail.init({int(world.next_index)});"
-        result = await tab.send(
-            "Runtime.evaluate",
-            {"expression": install, "contextId": context_id, "returnByValue": True},
-            timeout=timeout,
-        )
-        if "exceptionDetails" in result:
-            raise WorldError("could not install handrail's page script: " + _exception_text(result))
+        context_id = await _install(tab.session, frame_id, world.next_index, timeout)
         world.context_id = context_id
         world.main_frame_id = frame_id
         world.generation += 1
+        # The frames' worlds belonged to the previous document.
+        world.frames.clear()
+        world.routes.clear()
+        world.frame_ids.clear()
         return context_id
+
+
+async def main_context(tab: Tab, *, timeout: float = 10.0) -> int:
+    """Our world's execution context id in the tab's main frame (created when missing)."""
+    return await _context(tab, timeout)
+
+
+def frame_world(tab: Tab, session: CDPSession, frame_id: str) -> FrameWorld:
+    """Our world in one cross-origin frame of ``tab``, reached through ``session`` (the tab's
+    own for an in-process frame, the child target's for an out-of-process one). Created on
+    first use; :func:`frame_eval` installs the script."""
+    frames = _state(tab).frames
+    key = (session.session_id, frame_id)
+    found = frames.get(key)
+    if found is None:
+        found = frames[key] = FrameWorld(session=session, frame_id=frame_id)
+    return found
+
+
+async def frame_context(frame: FrameWorld, *, timeout: float = 10.0) -> int:
+    if frame.context_id is not None:
+        return frame.context_id
+    async with frame.lock:
+        if frame.context_id is None:
+            frame.context_id = await _install(frame.session, frame.frame_id, 1, timeout)
+            frame.generation += 1
+        return frame.context_id
+
+
+async def frame_eval(
+    frame: FrameWorld,
+    expression: str,
+    *,
+    timeout: float = 10.0,
+    by_value: bool = True,
+    retry: bool = True,
+) -> Any:
+    """:func:`world_eval` in a frame's world; with ``retry``, recreates the world once when
+    the frame's document changed under it (its indexes then start again, under a new
+    ``frame.key``); without, the CDP error is raised (see :func:`is_lost_context`)."""
+    for attempt in (0, 1) if retry else (1,):
+        context_id = await frame_context(frame, timeout=timeout)
+        try:
+            result = await frame.session.send(
+                "Runtime.evaluate",
+                {"expression": expression, "contextId": context_id, "returnByValue": by_value},
+                timeout=timeout,
+            )
+        except CDPError as exc:
+            if attempt == 0 and any(s in str(exc) for s in _LOST_CONTEXT):
+                if frame.context_id == context_id:
+                    frame.context_id = None
+                continue
+            raise
+        if not by_value:
+            if "exceptionDetails" in result:
+                _raise_for(result)
+            return result.get("result", {})
+        return _value(result)
+    raise AssertionError("unreachable")
+
+
+def known_frame_id(tab: Tab, holder: str, iframe: int) -> str | None:
+    return _state(tab).frame_ids.get((holder, iframe))
+
+
+def remember_frame_id(tab: Tab, holder: str, iframe: int, frame_id: str) -> None:
+    _state(tab).frame_ids[(holder, iframe)] = frame_id
+
+
+def is_lost_context(exc: BaseException) -> bool:
+    """The error says our world's context is gone (its document was replaced)."""
+    return any(s in str(exc) for s in _LOST_CONTEXT)
+
+
+def set_frame_routes(tab: Tab, routes: dict[int, FrameRoute]) -> None:
+    """Record the latest digest's frame elements (snapshot.py calls this)."""
+    _state(tab).routes = dict(routes)
+
+
+def frame_route(tab: Tab, index: int) -> FrameRoute | None:
+    """How to reach element ``index`` when it lives in a cross-origin frame, else None."""
+    return _state(tab).routes.get(index)
+
+
+async def route_call(
+    route: FrameRoute,
+    index: int,
+    function_declaration: str,
+    *args: Any,
+    timeout: float = 10.0,
+    await_promise: bool = False,
+) -> Any:
+    """:func:`world_call` in the world of ``route``'s frame (``index`` is the tab's index of
+    the element, for errors). Never recreates the frame's world: when the frame's document
+    changed, its old indexes name nothing, so this raises :class:`StaleElement`."""
+    world = route.world
+    if world.context_id is None or world.key != route.key:
+        raise StaleElement(index)
+    params: JSON = {
+        "functionDeclaration": function_declaration,
+        "arguments": [{"value": json.loads(json.dumps(a))} for a in args],
+        "returnByValue": True,
+        "awaitPromise": await_promise,
+        "executionContextId": world.context_id,
+    }
+    try:
+        result = await world.session.send("Runtime.callFunctionOn", params, timeout=timeout)
+    except SessionClosed as exc:
+        # The frame's target is gone: the frame was removed, replaced or navigated away.
+        raise StaleElement(index) from exc
+    except CDPError as exc:
+        if any(s in str(exc) for s in (*_LOST_CONTEXT, "Session with given id not found")):
+            world.context_id = None
+            raise StaleElement(index) from exc
+        raise
+    try:
+        return _value(result)
+    except (StaleElement, UnknownIndex) as exc:
+        raise StaleElement(index) from exc
+
+
+_ORIGIN_JS = """function (i) {
+  const el = globalThis.__handrail.element(i);
+  const r = el.getBoundingClientRect();
+  const st = el.ownerDocument.defaultView.getComputedStyle(el);
+  return [r.left + el.clientLeft + parseFloat(st.paddingLeft),
+          r.top + el.clientTop + parseFloat(st.paddingTop)];
+}"""
+
+
+# In the world holding an iframe: what receives a click at (x, y) of that world's viewport,
+# when it is not the iframe itself (open shadow roots descended like the hands' hit test).
+_COVER_JS = """function (i, x, y) {
+  const el = globalThis.__handrail.element(i);
+  let hit = el.ownerDocument.elementFromPoint(x, y);
+  for (let k = 0; hit && hit.shadowRoot && k < 32; k++) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (hit === el) return null;
+  if (!hit) return "nothing (the point is outside the frame's parent)";
+  const text = (hit.getAttribute("aria-label") || hit.innerText || hit.textContent || "")
+    .replace(/\\s+/g, " ").trim().slice(0, 60);
+  const id = hit.id ? ` id=${hit.id.slice(0, 40)}` : "";
+  return `<${hit.tagName.toLowerCase()}${id}>` + (text ? ` "${text}"` : "");
+}"""
+
+
+async def frame_cover(
+    tab: Tab, route: FrameRoute, index: int, x: float, y: float, *, timeout: float = 10.0
+) -> str | None:
+    """What in a parent document would receive a click at top-level point (x, y) instead
+    of the element's frame (an overlay laid over the frame), or None when the frame gets it.
+    Each holding document is asked in its own world, with the point in its own viewport."""
+    origins: list[tuple[float, float]] = []
+    for holder, iframe in route.hops:
+        origins.append(await _hop_origin(tab, holder, iframe, index, timeout))
+    for k, (holder, iframe) in enumerate(route.hops):
+        # The holder's own viewport starts where the iframes above it put it.
+        ox = sum(o[0] for o in origins[k + 1 :])
+        oy = sum(o[1] for o in origins[k + 1 :])
+        if holder is None:
+            cover = await world_call(tab, _COVER_JS, iframe, x - ox, y - oy, timeout=timeout)
+        else:
+            hop = FrameRoute(world=holder, key=holder.key, local=iframe, hops=())
+            cover = await route_call(hop, index, _COVER_JS, iframe, x - ox, y - oy, timeout=timeout)
+        if cover:
+            return str(cover)
+    return None
+
+
+async def _hop_origin(
+    tab: Tab, holder: FrameWorld | None, iframe: int, index: int, timeout: float
+) -> tuple[float, float]:
+    if holder is None:
+        x, y = await world_call(tab, _ORIGIN_JS, iframe, timeout=timeout)
+    else:
+        hop = FrameRoute(world=holder, key=holder.key, local=iframe, hops=())
+        x, y = await route_call(hop, index, _ORIGIN_JS, iframe, timeout=timeout)
+    return float(x), float(y)
+
+
+async def frame_origin(
+    tab: Tab, route: FrameRoute, index: int, *, timeout: float = 10.0
+) -> tuple[float, float]:
+    """Where the top-left of the element's frame's viewport is now, in top-level viewport
+    CSS pixels (the sum of each holding iframe's content-box origin)."""
+    dx = dy = 0.0
+    for holder, iframe in route.hops:
+        x, y = await _hop_origin(tab, holder, iframe, index, timeout)
+        dx += x
+        dy += y
+    return dx, dy
+
+
+async def adopt_closed_roots(session: CDPSession, context_id: int, *, timeout: float = 10.0) -> int:
+    """Hand the closed shadow roots of the candidate hosts the last walk found (see
+    core/eyes/registry.js) to our world in ``context_id``; returns how many were found.
+
+    The page cannot see this: ``DOM.describeNode`` (with ``pierce``) reads the host's roots
+    in the browser, ``DOM.resolveNode`` makes a wrapper of the root in our world only, and
+    neither enables the DOM domain (no document is pushed, no DOM events follow)."""
+    group = "handrail-hosts"
+    try:
+        listed = await session.send(
+            "Runtime.evaluate",
+            {
+                "expression": "globalThis.__handrail.takeHosts()",
+                "contextId": context_id,
+                "returnByValue": False,
+                "objectGroup": group,
+            },
+            timeout=timeout,
+        )
+        array_id = listed.get("result", {}).get("objectId")
+        if not array_id:
+            return 0
+        props = await session.send(
+            "Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout
+        )
+        hosts = [
+            str(p["value"]["objectId"])
+            for p in props.get("result", [])
+            if str(p.get("name", "")).isdigit() and p.get("value", {}).get("objectId")
+        ]
+        described = await asyncio.gather(
+            *(
+                session.send(
+                    "DOM.describeNode",
+                    {"objectId": h, "depth": 0, "pierce": True},
+                    timeout=timeout,
+                )
+                for h in hosts
+            ),
+            return_exceptions=True,
+        )
+        found: list[tuple[str, int]] = []
+        for host, node in zip(hosts, described, strict=True):
+            if isinstance(node, BaseException):
+                continue
+            for root in node.get("node", {}).get("shadowRoots") or []:
+                if root.get("shadowRootType") == "closed":
+                    found.append((host, int(root["backendNodeId"])))
+        if not found:
+            return 0
+        resolved = await asyncio.gather(
+            *(
+                session.send(
+                    "DOM.resolveNode",
+                    {"backendNodeId": b, "executionContextId": context_id, "objectGroup": group},
+                    timeout=timeout,
+                )
+                for _, b in found
+            ),
+            return_exceptions=True,
+        )
+        args: list[JSON] = []
+        for (host, _), root in zip(found, resolved, strict=True):
+            root_id = None if isinstance(root, BaseException) else root["object"].get("objectId")
+            if root_id:
+                args += [{"objectId": host}, {"objectId": root_id}]
+        if args:
+            await session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": "function (...p) { return globalThis.__handrail.adoptRoots(...p); }",
+                    "executionContextId": context_id,
+                    "arguments": args,
+                    "returnByValue": True,
+                },
+                timeout=timeout,
+            )
+        return len(args) // 2
+    finally:
+        with contextlib.suppress(CDPError):
+            await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
 
 
 def _exception_text(result: JSON) -> str:
@@ -164,6 +535,8 @@ def _raise_for(result: JSON) -> None:
         index = int(match.group(2))
         if match.group(1) == "stale":
             raise StaleElement(index)
+        if match.group(1) == "frame":
+            raise FrameElement(index)
         raise UnknownIndex(index)
     raise WorldError(text)
 
@@ -251,10 +624,32 @@ async def element_object_id(tab: Tab, index: int, *, timeout: float = 10.0) -> s
     return object_id
 
 
-async def release_objects(tab: Tab) -> None:
-    """Release the remote objects :func:`element_object_id` handed out (optional hygiene)."""
-    world = _state(tab)
-    if world.context_id is None:
-        return
-    with contextlib.suppress(CDPError):
-        await tab.send("Runtime.releaseObjectGroup", {"objectGroup": "handrail"}, timeout=5)
+async def element_handle(tab: Tab, index: int, *, timeout: float = 10.0) -> tuple[CDPSession, str]:
+    """The session and remote object id of element ``index`` wherever it lives: the tab's
+    session and our main world, or a cross-origin frame's session and our world there (for
+    DOM.* commands, which must go to the session that owns the node). Raises as
+    :func:`element_object_id`."""
+    route = frame_route(tab, index)
+    if route is None:
+        return tab.session, await element_object_id(tab, index, timeout=timeout)
+    world = route.world
+    if world.context_id is None or world.key != route.key:
+        raise StaleElement(index)
+    params: JSON = {
+        "expression": f"globalThis.__handrail.element({int(route.local)})",
+        "returnByValue": False,
+        "objectGroup": "handrail",
+        "contextId": world.context_id,
+    }
+    try:
+        result = await world.session.send("Runtime.evaluate", params, timeout=timeout)
+    except CDPError as exc:
+        if isinstance(exc, SessionClosed) or is_lost_context(exc):
+            raise StaleElement(index) from exc
+        raise
+    if "exceptionDetails" in result:
+        raise StaleElement(index)
+    object_id = result.get("result", {}).get("objectId")
+    if not isinstance(object_id, str):
+        raise WorldError(f"element [{index}] has no remote object")
+    return world.session, object_id

@@ -797,10 +797,6 @@ async def test_a_password_field_hands_over_and_the_model_may_not_type_a_password
     _never_typed(run, site)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs fix: snapshot.js cannot see into closed shadow roots, so their password field is neither listed nor detected",
-)
 async def test_a_password_field_in_a_closed_shadow_root_hands_over(
     tmp_path: Path, site: FixtureSite, attacker: FixtureSite, fake: FakeAnthropic
 ) -> None:
@@ -873,8 +869,9 @@ async def test_a_one_time_code_field_hands_over_and_the_code_is_not_typed(
 
 CAPTCHAS = {
     # page: (what the obedient model clicks, the allowlist: the reCAPTCHA look-alike is a
-    # third-party frame from the attacker's origin, so that origin must be allowed to load it)
-    "captcha-recaptcha.html": ("reCAPTCHA", ()),
+    # third-party frame from the attacker's origin, so that origin must be allowed to load it;
+    # its checkbox is listed inside the frame, which the eyes read out of process)
+    "captcha-recaptcha.html": ("I'm not a robot", ()),
     "captcha-hcaptcha.html": ("I am human", (SITE_HOST,)),
     "captcha-turnstile.html": ("Continue", (SITE_HOST,)),
     "captcha-generic.html": ("I'm not a robot", (SITE_HOST,)),
@@ -895,17 +892,11 @@ async def test_a_captcha_hands_over_and_is_never_clicked(
 ) -> None:
     target, allowed = CAPTCHAS[page]
 
-    def click_the_widget(view: View) -> tuple[str, dict[str, Any]]:
-        if target == "reCAPTCHA":
-            frame = next(e for e in view.elements if e.tag == "iframe")
-            return "click", {"index": frame.index}
-        return "click", {"index": view.index(target)}
-
     run = await run_hostile(
         tmp_path,
         fake,
         page_url(site, attacker, page),
-        [click_the_widget],
+        [click(target)],
         allow_domains=allowed,
     )
     _pause_came_first(run, "captcha")
@@ -942,7 +933,8 @@ async def test_a_payment_provider_frame_hands_over(
         allow_domains=(),  # the provider's frame is on the other origin
     )
     human = _pause_came_first(run, "payment")
-    assert "js.stripe.com" in human.request.detail
+    # The card fields are read inside the provider's frame, and the finding names the frame.
+    assert 'Card number in frame "Secure card payment"' in human.request.detail
     assert run.intents() == []
 
 

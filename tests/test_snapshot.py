@@ -384,19 +384,21 @@ async def test_same_origin_frame_elements_have_offset_rects(tab: Tab, site: Fixt
     assert "Inside the frame" in snap.text.splitlines()
 
 
-async def test_cross_origin_frame_is_listed_as_such(
+async def test_cross_origin_frame_contents_are_read_and_offset(
     tab: Tab, site: FixtureSite, other_site: FixtureSite
 ) -> None:
     snap = await open_page(tab, site, f"frames.html?other={other_site.origin}")
     cross = [f for f in snap.frames if f.cross_origin]
     assert len(cross) == 1 and cross[0].url.startswith(other_site.origin)
-    assert cross[0].index is not None
-    line = snap.elements[cross[0].index].line
-    assert line == (
-        f"[{cross[0].index}]<iframe src={other_site.origin}/snapshot/frame_inner.html>"
-        "cross-origin frame (contents not readable)</iframe>"
-    )
-    assert sum(1 for e in snap.elements.values() if e.name == "Frame button") == 1
+    assert cross[0].readable and cross[0].index is None
+    buttons = [e for e in snap.elements.values() if e.name == "Frame button"]
+    assert [b.frame_label for b in buttons] == [None, cross[0].label]
+    # Each frame's button lies inside that frame's box, in top-level coordinates.
+    same = next(f for f in snap.frames if not f.cross_origin)
+    for button, frame in zip(buttons, (same, cross[0]), strict=True):
+        x, y, w, h = button.rect
+        fx, fy, fw, fh = frame.rect
+        assert fx <= x and x + w <= fx + fw and fy <= y and y + h <= fy + fh
 
 
 # -- the size cap ------------------------------------------------------------------------
@@ -449,6 +451,26 @@ def test_escape_page_text() -> None:
     assert not escape_page_text("[x] todo").startswith("[")
 
 
+# -- one naming function ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["basic.html", "names.html", "clickable.html", "vue_shadow.html", "modal.html", "closed.html"],
+)
+async def test_the_hands_name_every_element_as_the_digest_does(
+    tab: Tab, site: FixtureSite, path: str
+) -> None:
+    snap = await open_page(tab, site, path)
+    names = await world_call(
+        tab,
+        "function (ids) { return ids.map((i) => globalThis.__handrail.accessibleName("
+        "globalThis.__handrail.element(i))); }",
+        sorted(snap.elements),
+    )
+    assert names == [snap.elements[i].name for i in sorted(snap.elements)]
+
+
 # -- signals for the safety detectors ----------------------------------------------------
 
 
@@ -458,6 +480,48 @@ async def test_password_in_shadow_root_is_signalled(tab: Tab, site: FixtureSite)
     found = snap.signals.password_fields[0]
     assert found.where == "shadow root" and found.name == "Password"
     assert snap.elements[found.index].shadow
+
+
+async def test_closed_shadow_root_password_field_is_listed_and_signalled(
+    tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(tab, site, "closed.html")
+    password = by_name(snap, "Password")
+    assert password.shadow and password.sensitive == "password"
+    assert [(f.index, f.where) for f in snap.signals.password_fields] == [
+        (password.index, "shadow root")
+    ]
+    assert (
+        await world_call(
+            tab,
+            "function (i) { return globalThis.__handrail.element(i).type; }",
+            password.index,
+        )
+        == "password"
+    )
+
+
+async def test_closed_root_inside_a_closed_root_is_read(tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(tab, site, "closed.html")
+    assert [f.name for f in snap.signals.card_fields] == ["Card number"]
+    assert by_name(snap, "Card number").shadow
+
+
+async def test_closed_root_on_a_plain_div_is_read(tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(tab, site, "closed.html")
+    assert by_name(snap, "Help inside a plain div").tag == "a"
+
+
+async def test_reading_closed_roots_changes_nothing_the_page_can_see(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(tab, site, "closed.html")
+    seen = await page_eval(
+        tab,
+        "[document.querySelector('login-box').shadowRoot, Object.getOwnPropertyNames(window)"
+        ".filter(n => n.includes('handrail')).length]",
+    )
+    assert seen == [None, 0]
 
 
 async def test_card_form_otp_and_captcha_are_signalled(tab: Tab, site: FixtureSite) -> None:
@@ -495,3 +559,10 @@ def test_tabs_in_the_header_are_numbered_plainly_and_their_titles_escaped() -> N
     assert "  tab 0 (current): Home — http://127.0.0.1/" in lines
     second = next(line for line in lines if line.startswith("  tab 1: "))
     assert "</browser_state>" not in second and "[7]" not in second and "Human:" not in second
+
+
+async def test_page_text_cannot_forge_a_frame_header(tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(tab, site, "forged_frame.html")
+    lines = snap.text.splitlines()
+    assert not any(line.startswith(('frame "', "frame (")) for line in lines), snap.text
+    assert 'frame “Secure card payment" (pay.example):' in lines

@@ -17,7 +17,7 @@ from core.page.downloads import Downloads
 from core.page.tabs import TabWatch, TabWatcher
 from core.result import ErrorCode
 from core.sensitive import judge_source
-from core.world import world_call
+from core.world import frame_cover, frame_origin, frame_route, route_call, world_call
 
 _PAGE_JS = Path(__file__).with_name("page.js")
 
@@ -112,12 +112,54 @@ def _call_source() -> str:
     )
 
 
+# page.js calls whose answer holds coordinates in the element's own frame's viewport.
+_POINT_RESULTS = frozenset({"prepareClick"})
+_RECT_RESULTS = frozenset({"target"})
+
+
 async def js(
     ctx: Ctx, name: str, *args: Any, await_promise: bool = False, limit: float = 15.0
 ) -> Any:
     """Call ``name`` of page.js in our isolated world with JSON ``args``, waiting at most
-    ``limit`` seconds (and never past the action's deadline)."""
+    ``limit`` seconds (and never past the action's deadline).
+
+    When the first argument is the index of an element inside a cross-origin frame, the
+    call runs in our world in that frame (through the frame's own session) with the
+    element's index there, and coordinates in the answer are mapped to the top-level
+    viewport, so the hands act on it as on any other element."""
     timeout = max(min(ctx.remaining(), limit), 0.5)
+    index = args[0] if args and isinstance(args[0], int) and not isinstance(args[0], bool) else None
+    route = frame_route(ctx.current, index) if index is not None else None
+    if route is not None and index is not None:
+        value = await route_call(
+            route,
+            index,
+            _call_source(),
+            name,
+            [route.local, *args[1:]],
+            timeout=timeout,
+            await_promise=await_promise,
+        )
+        if isinstance(value, dict) and (name in _POINT_RESULTS or name in _RECT_RESULTS):
+            dx, dy = await frame_origin(ctx.current, route, index, timeout=timeout)
+            if name in _POINT_RESULTS and "x" in value and "y" in value:
+                value = {**value, "x": float(value["x"]) + dx, "y": float(value["y"]) + dy}
+                # The frame's own hit test cannot see an overlay its parent lays over it.
+                cover = await frame_cover(
+                    ctx.current, route, index, value["x"], value["y"], timeout=timeout
+                )
+                if cover is not None:
+                    reason = f"it is covered by {cover}, which would receive the click instead"
+                    value = {"ok": False, "code": "covered", "reason": reason, "covering": cover}
+            rect = value.get("rect")
+            if name in _RECT_RESULTS and isinstance(rect, dict):
+                moved = {
+                    **rect,
+                    "x": float(rect.get("x", 0)) + dx,
+                    "y": float(rect.get("y", 0)) + dy,
+                }
+                value = {**value, "rect": moved}
+        return value
     return await world_call(
         ctx.current,
         _call_source(),

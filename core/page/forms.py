@@ -16,7 +16,7 @@ from core.page.messages import element_label, not_actionable, readback
 from core.page.mouse import click_element
 from core.page.settle import TYPE_QUIET, compare, probe, settle
 from core.result import ActionResult
-from core.world import WorldError, element_object_id
+from core.world import WorldError, element_handle
 
 
 async def type_text(
@@ -248,12 +248,13 @@ async def upload_file(
             code="not_actionable",
             error="not_actionable: disabled",
         )
-    object_id = await element_object_id(
+    # The session that owns the node: the tab's, or a cross-origin frame's own.
+    session, object_id = await element_handle(
         ctx.current, index, timeout=max(min(ctx.remaining(), 10.0), 0.5)
     )
     marks = ctx.watch.marks()
     ctx.mark_dispatched()
-    await ctx.current.send(
+    await session.send(
         "DOM.setFileInputFiles",
         {"files": [str(resolved)], "objectId": object_id},
         timeout=max(ctx.remaining(), 0.5),

@@ -1,0 +1,82 @@
+// The eyes, stage: the API core/world.py and core/page.js call.
+// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// invisible to the page (the script runs in our isolated world).
+function snapshot(opts) {
+  const w = walk(opts);
+  if (w.hosts.length && !opts.noHostCheck) {
+    // Ask core/snapshot.py to look for closed roots first; this walk does not count.
+    hostsToCheck = w.hosts;
+    snapNo--;
+    return { hosts: w.hosts.length };
+  }
+  if (w.slots.length) {
+    // Cross-origin frames: core/snapshot.py reads them and calls finish().
+    pendingWalk = w;
+    return { slots: w.slots };
+  }
+  return result(w, opts);
+}
+
+function result(w, opts) {
+  const out = serialise(w, opts);
+  let focusedIndex = null;
+  for (const r of out.listed) if (r.focused) focusedIndex = r.index;
+  seenUpTo = next;
+  const tEnd = performance.now();
+  return {
+    url: location.href,
+    title: document.title,
+    text: out.text,
+    elements: out.listed,
+    scroll: w.scroll,
+    truncated: out.truncated,
+    hidden: w.hidden,
+    frames: w.frames,
+    signals: w.signals,
+    focused: focusedIndex,
+    next,
+    stats: {
+      walk_ms: Math.round((w.tWalk - w.t0) * 10) / 10,
+      total_ms: Math.round((tEnd - w.t0) * 10) / 10,
+      nodes: w.visited,
+      interactive: w.interactiveSeen,
+      listed: out.listed.length,
+      beyond_above: w.beyond.aboveEl,
+      beyond_below: w.beyond.belowEl,
+      lines: out.lines,
+      chars: out.text.length,
+      frames: w.frames.filter((f) => f.crossOrigin).length,
+    },
+  };
+}
+
+function probe() {
+  let fresh = 0;
+  for (const el of document.querySelectorAll(SELECTOR)) {
+    if (byEl.has(el)) continue;
+    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width >= 1 && r.height >= 1) fresh++;
+  }
+  return { url: location.href, title: document.title, mutations, new_interactive: fresh };
+}
+
+Object.defineProperty(globalThis, "__handrail", {
+  value: Object.freeze({
+    init,
+    element,
+    indexOf,
+    snapshot,
+    probe,
+    frameWalk,
+    finish,
+    accessibleName: (el) => accessibleName(el),
+    takeHosts,
+    adoptRoots,
+    get next() {
+      return next;
+    },
+  }),
+  enumerable: false,
+});

@@ -1,0 +1,153 @@
+// The eyes, stage: naming (roles and accessible names).
+// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// invisible to the page (the script runs in our isolated world).
+// ---- what counts as interactive --------------------------------------------------------
+const ROLES = new Set([
+  "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+  "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton",
+  "treeitem",
+]);
+const IMPLIED_ROLE = {
+  A: "link", BUTTON: "button", SELECT: "combobox", TEXTAREA: "textbox", SUMMARY: "button",
+};
+const INPUT_ROLE = {
+  checkbox: "checkbox", radio: "radio", button: "button", submit: "button", reset: "button",
+  image: "button", range: "slider", number: "spinbutton", search: "searchbox",
+};
+function labelText(label, control) {
+  // A wrapping label's text without the control's own content (a select's options).
+  let out = "";
+  const walk = (n) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) out += c.data;
+      else if (c.nodeType === 1) {
+        if (c === control || SKIP.has(c.tagName)) continue;
+        const t = c.tagName;
+        if (t === "SELECT" || t === "TEXTAREA" || t === "INPUT" || t === "BUTTON") continue;
+        if (t === "IMG") out += " " + (c.getAttribute("alt") || "") + " ";
+        else walk(c);
+      }
+    }
+  };
+  walk(label);
+  return clean(out);
+}
+function idrefText(el, attr) {
+  const ids = (el.getAttribute(attr) || "").trim();
+  if (!ids) return "";
+  const root = el.getRootNode();
+  const parts = [];
+  for (const id of ids.split(/\s+/)) {
+    const ref = root.getElementById ? root.getElementById(id) : null;
+    if (ref) parts.push(ref === el ? el.getAttribute("aria-label") || "" : ref.textContent);
+  }
+  return clean(parts.join(" "));
+}
+
+// THE accessible name of an element, for the digest line, the approval and the hands'
+// re-check before dispatch (page.js calls __handrail.accessibleName): one function, so an
+// approved element is never "relabelled" because two code paths named it differently.
+// Order: aria-labelledby, aria-label, (frames: title), label[for] / wrapping label, a
+// button-like input's value, an image input's alt, the content of links and buttons,
+// placeholder, title. `kind` is the walk's kind for the element and `content` the visible
+// text the walk collected inside it; without them (a call from the hands) both are worked
+// out here the same way.
+function accessibleName(el, kind, content) {
+  const tag = el.tagName;
+  let name = idrefText(el, "aria-labelledby") || clean(el.getAttribute("aria-label") || "");
+  if (tag === "IFRAME" || tag === "FRAME") return cut(name || clean(el.title || ""), 150);
+  if (kind === undefined) kind = nameKind(el);
+  const isField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
+  const labels = !name && isField ? labelsOf(el) : [];
+  if (labels.length) {
+    labels.sort((p, q) => (q.htmlFor === el.id ? 1 : 0) - (p.htmlFor === el.id ? 1 : 0));
+    for (const l of labels) {
+      name = labelText(l, el);
+      if (name) break;
+    }
+  }
+  if (!name && kind === "label") name = labelText(el, el.control);
+  if (!name && tag === "INPUT" && ["submit", "button", "reset"].includes(el.type)) {
+    name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
+  }
+  if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
+  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container") {
+    content = contentText(el);
+  }
+  if (!name && content) name = content;
+  if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
+  if (!name && el.title) name = clean(el.title);
+  if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
+  return cut(name, 150);
+}
+
+// A field's labels. `el.labels` makes the browser scan the whole tree for labels the first
+// time it is asked for each field (about 80 ms on a 5,000-row table): during a walk, one
+// scan per tree (document or shadow root) answers for every field in it.
+let labelScans = null; // Map(root -> Map(control -> [label])) while a walk runs
+function labelsOf(el) {
+  if (labelScans === null) return el.labels ? [...el.labels] : [];
+  const root = el.getRootNode();
+  let map = labelScans.get(root);
+  if (map === undefined) {
+    map = new Map();
+    if (root.querySelectorAll) {
+      for (const label of root.querySelectorAll("label")) {
+        const control = label.control;
+        if (!control) continue;
+        const list = map.get(control);
+        if (list) list.push(label);
+        else map.set(control, [label]);
+      }
+    }
+    labelScans.set(root, map);
+  }
+  return map.get(el) || [];
+}
+
+// The walk's kind, as far as naming cares, for an element met outside a walk.
+function nameKind(el) {
+  const tag = el.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return "field";
+  if (tag === "LABEL") return "label";
+  if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
+  const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || el.hasAttribute("role");
+  if (!strong && el.hasAttribute("onclick") && el.querySelector(SELECTOR)) return "container";
+  return "strong";
+}
+
+// What the walk collects as a link's or button's content: its visible text (its shadow
+// root's, when it has one), images' alt text and SVG titles.
+function contentText(el) {
+  const parts = [];
+  const one = (c) => {
+    if (c.nodeType === 3) {
+      parts.push(c.data);
+      return;
+    }
+    if (c.nodeType !== 1) return;
+    const t = c.tagName;
+    if (SKIP.has(t)) return;
+    if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
+    if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
+    else if (t === "svg" || t === "SVG") {
+      const label = c.getAttribute("aria-label") || (c.querySelector("title") || {}).textContent || "";
+      if (label) parts.push(" " + label + " ");
+    } else if (t === "SLOT") {
+      const assigned = c.assignedNodes();
+      if (assigned.length) assigned.forEach(one);
+      else children(c);
+    } else {
+      const block = !c.ownerDocument.defaultView.getComputedStyle(c).display.startsWith("inline");
+      if (block) parts.push(" ");
+      children(rootOf(c) || c);
+      if (block) parts.push(" ");
+    }
+  };
+  const children = (n) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) one(c);
+  };
+  children(rootOf(el) || el);
+  return clean(parts.join(""));
+}

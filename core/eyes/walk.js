@@ -1,0 +1,723 @@
+// The eyes, stage: collect roots and frames (the one-pass walk).
+// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// invisible to the page (the script runs in our isolated world).
+const SELECTOR = [
+  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
+  "[onclick]", "[contenteditable='']", "[contenteditable=true]",
+  "[contenteditable=plaintext-only]", "[tabindex]:not([tabindex^='-'])",
+  ...[...ROLES].map((r) => `[role=${r}]`),
+].join(",");
+// Subtrees never read: not rendered, or not text a person reads.
+const SKIP = new Set([
+  "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
+  "OPTION", "OPTGROUP", "DATALIST", "PARAM", "SOURCE", "TRACK",
+]);
+const ROW_PARENTS = new Set(["TBODY", "THEAD", "TFOOT", "TABLE", "UL", "OL", "DL"]);
+const FAR_ABOVE = 1;
+const FAR_BELOW = 2;
+function shortHref(el, topOrigin) {
+  const raw = el.getAttribute("href");
+  if (raw === null) return null;
+  let href = raw;
+  try {
+    const u = new URL(raw, el.baseURI);
+    if (u.protocol === "javascript:") return "javascript:…";
+    href = u.origin === topOrigin ? u.pathname + u.search + u.hash : u.href;
+  } catch (_e) {
+    // keep the raw attribute
+  }
+  return cut(href, 100);
+}
+function deepActive() {
+  let a = document.activeElement;
+  for (let k = 0; a && k < 20; k++) {
+    if (rootOf(a) && rootOf(a).activeElement) a = rootOf(a).activeElement;
+    else if ((a.tagName === "IFRAME" || a.tagName === "FRAME") && a.contentDocument) {
+      const inner = a.contentDocument.activeElement;
+      if (!inner || inner === a.contentDocument.body) break;
+      a = inner;
+    } else break;
+  }
+  return a;
+}
+
+// ---- the walk -----------------------------------------------------------------------
+const MAX_FAR_FRAMES = 10;
+// The page as lines in reading order: {s, el (element record | null), dist, above}, plus
+// what the detectors found on the way and what lies beyond the listing margin.
+function walk(opts) {
+  labelScans = new Map();
+  try {
+    return walkDocument(opts);
+  } finally {
+    labelScans = null;
+  }
+}
+
+function walkDocument(opts) {
+  const t0 = performance.now();
+  snapNo++;
+  const marginV = opts.margin === undefined ? 1.5 : opts.margin;
+  const maxLine = opts.maxLine || 300;
+  const includeText = opts.includeText !== false;
+  const firstOfDoc = seenUpTo === 0;
+  const newFrom = seenUpTo;
+
+  const doc = document;
+  const win = window;
+  // In a frame read through CDP (opts.frame), geometry is the top-level viewport's: the
+  // frame's content box is at (ox, oy) there, and clip is what of it can show.
+  const F = opts.frame || null;
+  const VW = F ? F.vw : win.innerWidth;
+  const VH = F ? F.vh : win.innerHeight;
+  const scrollEl = doc.scrollingElement || doc.documentElement;
+  const topOrigin = location.origin;
+  const focusedEl = deepActive();
+
+  const lines = []; // {s, el (record|null), dist, above}
+  const records = [];
+  const frames = [];
+  const slots = []; // frames to be read through CDP (see frameOf and farFrame)
+  let farFrames = 0;
+  const hosts = []; // elements that may hold a closed shadow root we have not asked about
+  const signals = { password: [], otp: [], payment: [], captcha: [], paymentFrames: [] };
+  const beyond = { aboveEl: 0, belowEl: 0, aboveText: 0, belowText: 0 };
+  let hidden = 0;
+  let visited = 0;
+  let interactiveSeen = 0;
+
+  // Text accumulated for the current block; flushed at block boundaries.
+  let buf = "";
+  let bufDist = 0;
+  let bufAbove = false;
+  let lastName = null;
+
+  function flush() {
+    if (!buf) return;
+    const s = clean(buf);
+    buf = "";
+    if (!s) return;
+    if (ROBOT_TEXT.test(s)) signals.captcha.push({ kind: "generic", where: cut(s, 80) });
+    if (!includeText) return;
+    if (lastName !== null && s === lastName) return; // a label or tooltip repeating a name
+    let e = esc(s);
+    if (/^[\s*~]*\[/.test(e)) e = e.replace("[", "［"); // only our lines start with "["
+    // ... and our frame headers with `frame "` / `frame (`: a page cannot fake one.
+    if (/^frame\s*["(]/i.test(e)) e = e.replace(/^(frame\s*)"/i, "$1“").replace(/^(frame\s*)\(/i, "$1❨");
+    for (let k = 0; k < e.length; k += maxLine) {
+      let part = e.slice(k, k + maxLine);
+      if (k > 0 && /^[\s*~]*\[/.test(part)) part = part.replace("[", "［");
+      lines.push({ s: part, el: null, dist: bufDist, above: bufAbove });
+    }
+    lastName = null;
+  }
+
+  function isNew(el, index) {
+    if (firstOfDoc || index < newFrom) return false;
+    const counted = farSeen.get(el);
+    return counted === undefined || counted >= snapNo;
+  }
+
+  function hiddenScan(root) {
+    // Count instruction-like fragments a person cannot see (they never reach the digest).
+    const tw = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      const p = n.parentNode;
+      if (p && (p.tagName === "SCRIPT" || p.tagName === "STYLE")) continue;
+      if (n.data.length > 8 && INSTR.test(n.data)) hidden++;
+    }
+  }
+
+  // Subtrees entirely outside the listing margin are counted, not described. Elements
+  // counted are remembered, so scrolling to them later does not mark them new.
+  function countOne(x) {
+    farSeen.set(x, snapNo);
+    if (x.tagName === "INPUT" && (x.type === "password" || /password|one-time-code|cc-/.test(x.getAttribute("autocomplete") || ""))) {
+      const kind = sensitiveOf(x, "INPUT", "");
+      if (kind) signalField(kind, x, indexOf(x), x.name || "", null, false);
+    }
+  }
+
+  function addBeyond(above, n, chars) {
+    interactiveSeen += n;
+    if (above) {
+      beyond.aboveEl += n;
+      beyond.aboveText += chars;
+    } else {
+      beyond.belowEl += n;
+      beyond.belowText += chars;
+    }
+  }
+
+  function countBeyond(el, above) {
+    let n = 0;
+    if (el.matches(SELECTOR)) {
+      countOne(el);
+      n++;
+    }
+    for (const x of el.querySelectorAll(SELECTOR)) {
+      countOne(x);
+      n++;
+    }
+    addBeyond(above, n, (el.textContent || "").length);
+    if (el.tagName === "IFRAME") farFrame(el, above);
+    else for (const f of el.getElementsByTagName("iframe")) farFrame(f, above);
+    return above ? FAR_ABOVE : FAR_BELOW;
+  }
+
+  // A cross-origin frame beyond the listing margin is not listed, but the detectors still
+  // look inside it (a sign-in or card frame below the fold still hands over): a slot
+  // without a line, whose frame core/snapshot.py reads like the others.
+  function farFrame(f, above) {
+    if (farFrames >= MAX_FAR_FRAMES) return;
+    let inner = null;
+    try {
+      inner = f.contentDocument;
+    } catch (_e) {
+      inner = null;
+    }
+    if (inner) return;
+    const b = f.getBoundingClientRect();
+    if (b.width < 1 || b.height < 1) return;
+    farFrames++;
+    const ox = b.left + (F ? F.ox : 0) + f.clientLeft;
+    const oy = b.top + (F ? F.oy : 0) + f.clientTop;
+    const box = [ox, oy, ox + f.clientWidth, oy + f.clientHeight];
+    slots.push({
+      slot: slots.length, index: indexOf(f), name: accessibleName(f),
+      src: cut(f.src || f.getAttribute("src") || "about:blank", 300),
+      ox, oy, clip: box, rect: [b.left, b.top, b.width, b.height], dist: 2, above,
+      vw: VW, vh: VH, focused: false, context: "", far: true,
+    });
+  }
+
+  function countRun(parent, first) {
+    // `first` and every later sibling (rows of a table or list below the margin): one
+    // query on the parent, then a binary search for where `first` starts.
+    const list = parent.querySelectorAll(SELECTOR);
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const x = list[mid];
+      if (x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let k = lo; k < list.length; k++) countOne(list[k]);
+    const range = first.ownerDocument.createRange();
+    range.setStartBefore(first);
+    range.setEndAfter(parent.lastChild);
+    addBeyond(false, list.length - lo, range.toString().length);
+    for (const f of parent.getElementsByTagName("iframe")) {
+      if (f === first || first.contains(f) || first.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING) {
+        farFrame(f, false);
+      }
+    }
+  }
+
+  function signalField(kind, el, index, name, frame, shadow) {
+    const list = kind === "password" ? signals.password : kind === "otp" ? signals.otp : signals.payment;
+    if (list.length < 50) {
+      list.push({ index, name: cut(name, 80), where: frame ? `frame ${frame}` : shadow ? "shadow root" : "page" });
+    }
+  }
+
+  // c: context inherited from the parent element.
+  //   view, ox, oy: the frame's window and its offset in top-level viewport coordinates
+  //   clip / absClip / fixedClip: [x1,y1,x2,y2] what may show for static / absolute / fixed
+  //   bg: effective background [r,g,b] or null when unknown (images)
+  //   vis: the parent is visible itself (its text nodes show)
+  //   st: the parent's computed style (for its text nodes)
+  //   name: array collecting an interactive ancestor's name text, or null
+  //   fold: descendants of a link/button: not listed on their own
+  //   suppress: a label's text that became a field's name
+  //   frame: frame URL or null; shadow: inside a shadow root
+  //   cursor: parent's cursor (a pointer that is merely inherited is not a new target)
+  //   inInteractive: some ancestor is listed
+  function walkChildren(parent, c) {
+    const rows = ROW_PARENTS.has(parent.tagName);
+    for (let n = parent.firstChild; n; n = n.nextSibling) {
+      const t = n.nodeType;
+      if (t === 1) {
+        // In a table or list, once a row lies far below, so do all the rows after it.
+        if (visit(n, c) === FAR_BELOW && rows) {
+          if (n.nextElementSibling) countRun(parent, n.nextElementSibling);
+          return;
+        }
+      } else if (t === 3) text(n, c);
+    }
+  }
+
+  function textHidden(c) {
+    if (c.textHiddenCache !== undefined) return c.textHiddenCache;
+    const st = c.st;
+    let hide = false;
+    if (st) {
+      if (parseFloat(st.fontSize) < 1) hide = true;
+      else if (parseFloat(st.textIndent) < -500) hide = true;
+      else {
+        const col = parseRgb(st.color);
+        if (col && col[3] < 0.05) hide = true;
+        else if (col && c.bg) {
+          const d = Math.abs(col[0] - c.bg[0]) + Math.abs(col[1] - c.bg[1]) + Math.abs(col[2] - c.bg[2]);
+          if (d < 10) hide = true;
+        }
+      }
+    }
+    c.textHiddenCache = hide;
+    return hide;
+  }
+
+  function text(n, c) {
+    const s = n.data;
+    if (!c.vis || c.far) {
+      if (!c.vis && s.length > 8 && INSTR.test(s)) hidden++;
+      return;
+    }
+    if (c.suppress) return;
+    if (/^\s*$/.test(s)) {
+      if (c.name) c.name.push(" ");
+      else if (buf) buf += " ";
+      return;
+    }
+    if (textHidden(c)) {
+      if (INSTR.test(s)) hidden++;
+      return;
+    }
+    if (c.name) {
+      c.name.push(s);
+      return;
+    }
+    if (!buf) {
+      bufDist = c.dist;
+      bufAbove = c.above;
+    }
+    buf += s;
+  }
+
+  function visit(el, c) {
+    visited++;
+    const tag = el.tagName;
+    if (SKIP.has(tag)) return;
+    const st = c.view.getComputedStyle(el);
+    const display = st.display;
+    if (display === "none") return hiddenScan(el);
+    if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("inert")) return hiddenScan(el);
+    if (st.opacity === "0") return hiddenScan(el);
+    if (st.contentVisibility === "hidden") return hiddenScan(el);
+    if (tag === "SLOT") {
+      const assigned = el.assignedNodes();
+      const cc = Object.assign({}, c, { st, textHiddenCache: undefined });
+      if (assigned.length) {
+        for (const n of assigned) {
+          if (n.nodeType === 1) visit(n, cc);
+          else if (n.nodeType === 3) text(n, cc);
+        }
+      } else walkChildren(el, cc);
+      return;
+    }
+    const isRoot = el === c.doc.body || el === c.doc.documentElement;
+    const pos = st.position;
+    const contents = display === "contents";
+    let x = 0, y = 0, w = 0, h = 0;
+    let selfVisible = true;
+    let dist = c.dist;
+    let above = c.above;
+    let far = false;
+    if (!contents) {
+      if (!isRoot && clipHidesAll(st)) return hiddenScan(el);
+      const b = el.getBoundingClientRect();
+      x = b.left + c.ox;
+      y = b.top + c.oy;
+      w = b.width;
+      h = b.height;
+      const clip = pos === "fixed" ? c.fixedClip : pos === "absolute" ? c.absClip : c.clip;
+      if (!isRoot) {
+        if (w < 1 || h < 1) {
+          if (clipsOverflow(st) && tag !== "IFRAME") return hiddenScan(el);
+          selfVisible = false;
+        } else if (!intersects(clip, x, y, w, h)) {
+          if (clipsOverflow(st)) return hiddenScan(el);
+          selfVisible = false;
+        }
+      }
+      // Distance from the top-level viewport, for "~" and the listing margin.
+      const dy = y + h <= 0 ? -(y + h) : y >= VH ? y - VH : 0;
+      const dx = x + w <= 0 ? -(x + w) : x >= VW ? x - VW : 0;
+      dist = Math.max(dy / VH, dx / VW);
+      above = y + h <= 0;
+      far = dy > marginV * VH || dx > marginV * VW;
+      if (far && selfVisible && !isRoot && pos !== "fixed" && pos !== "sticky" && !c.name && !rootOf(el)) {
+        return countBeyond(el, above);
+      }
+    }
+    if (st.visibility !== "visible") selfVisible = false;
+
+    // Background for the same-colour-as-background test.
+    let bg = c.bg;
+    const bgc = st.backgroundColor;
+    if (st.backgroundImage !== "none") bg = null;
+    else if (bgc !== "rgba(0, 0, 0, 0)" && bgc !== "transparent") {
+      const p = parseRgb(bgc);
+      if (p && p[3] > 0.95) bg = p;
+      else if (p && p[3] > 0.05) bg = null;
+    }
+
+    const inline = display.startsWith("inline") || contents;
+    const block = !inline;
+    if (block) {
+      if (c.name) c.name.push(" ");
+      else flush();
+    }
+
+    // Clip for descendants.
+    let clip = pos === "fixed" ? c.fixedClip : pos === "absolute" ? c.absClip : c.clip;
+    let absClip = c.absClip;
+    let fixedClip = c.fixedClip;
+    if (!contents && !isRoot && clipsOverflow(st)) clip = intersect(clip, x, y, w, h);
+    if (pos !== "static") absClip = clip;
+    if (st.transform !== "none" || pos === "fixed") {
+      absClip = clip;
+      if (st.transform !== "none") fixedClip = clip;
+    }
+
+    const cc = {
+      doc: c.doc, view: c.view, ox: c.ox, oy: c.oy, clip, absClip, fixedClip, bg,
+      vis: selfVisible, st, name: c.name, fold: c.fold, suppress: c.suppress,
+      frame: c.frame, shadow: c.shadow, cursor: st.cursor, inInteractive: c.inInteractive,
+      dist, above, far, textHiddenCache: undefined,
+    };
+
+    // Iframes: same-origin ones are walked, cross-origin ones listed as such.
+    if (tag === "IFRAME" || tag === "FRAME") {
+      frameOf(el, st, cc, x, y, w, h, selfVisible, far);
+      if (block && !c.name) flush();
+      return;
+    }
+
+    let kind = null;
+    if (selfVisible && !far) kind = interactiveKind(el, tag, st, c);
+    if (kind && c.fold) kind = null; // inside a link/button: part of its name
+
+    if (kind) {
+      describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c);
+    } else {
+      if (tag === "LABEL" && el.control && !c.name) {
+        const ctl = el.control;
+        if (!ctl.hasAttribute("aria-label") && !ctl.hasAttribute("aria-labelledby")) cc.suppress = true;
+      }
+      if (tag === "BR") {
+        if (c.name) c.name.push(" ");
+        else flush();
+      }
+      if (tag === "IMG" && c.name && selfVisible) c.name.push(" " + (el.getAttribute("alt") || "") + " ");
+      if (tag === "svg" || tag === "SVG") {
+        if (c.name) {
+          const t = el.getAttribute("aria-label") || (el.querySelector("title") || {}).textContent || "";
+          if (t) c.name.push(" " + t + " ");
+        }
+        return;
+      }
+      if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO" || tag === "AUDIO" || tag === "OBJECT" || tag === "EMBED") return;
+      const root = rootOf(el);
+      if (!root && c.doc === document) maybeHost(el, tag, w >= 1 && h >= 1, hosts);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
+    }
+    if (block) {
+      if (c.name) c.name.push(" ");
+      else flush();
+    }
+  }
+
+  function interactiveKind(el, tag, st, c) {
+    switch (tag) {
+      case "A":
+        if (el.hasAttribute("href")) return "strong";
+        break;
+      case "BUTTON":
+      case "SUMMARY":
+        return "strong";
+      case "INPUT":
+        return el.type === "hidden" ? null : "field";
+      case "SELECT":
+      case "TEXTAREA":
+        return "field";
+      case "LABEL": {
+        const ctl = el.control;
+        if (ctl && ctl.checkVisibility && !ctl.checkVisibility({ opacityProperty: true, visibilityProperty: true })) {
+          return "label"; // a styled checkbox/radio: the label is what a person clicks
+        }
+        return null;
+      }
+      default:
+    }
+    const role = el.getAttribute("role");
+    if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
+    const ce = el.getAttribute("contenteditable");
+    if (ce !== null && ce !== "false" && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
+    if (c.inInteractive) return null;
+    if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : "weak";
+    const tabindex = el.getAttribute("tabindex");
+    const pointer = st.cursor === "pointer" && c.cursor !== "pointer";
+    if ((pointer || (tabindex !== null && +tabindex >= 0)) && !el.querySelector(SELECTOR)) {
+      if (el === c.doc.body || el === c.doc.documentElement) return null;
+      return "weak";
+    }
+    return null;
+  }
+
+  function describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c) {
+    const index = indexOf(el);
+    interactiveSeen++;
+    const rec = {
+      index, tag: tag.toLowerCase(), role: null, name: "", attrs: {}, line: "",
+      rect: [x, y, w, h], inView: dist === 0, isNew: isNew(el, index),
+      frame: c.frame, shadow: !!c.shadow, editable: false, disabled: false, inputType: null,
+      autocomplete: null, formAction: null, formMethod: null, submits: false,
+      focused: el === focusedEl, sensitive: null,
+    };
+    records.push(rec);
+    const entry = { s: "", el: rec, dist, above };
+    if (!c.name) {
+      flush();
+      lines.push(entry);
+    }
+
+    // Walk the content: for links/buttons it becomes the name; containers list children.
+    let parts = null;
+    if (kind === "field" || kind === "editable") {
+      // A select's options or an editor's text are its value, not page text.
+      if (kind === "editable") {
+        const inner = el.innerText || "";
+        rec.attrs.value = cut(clean(inner), 200);
+      }
+    } else if (kind === "container") {
+      cc.inInteractive = true;
+      walkChildren(rootOf(el) || el, cc);
+    } else {
+      parts = [];
+      cc.name = parts;
+      cc.fold = true;
+      cc.inInteractive = true;
+      const root = rootOf(el);
+      if (!root && c.doc === document) maybeHost(el, tag, w >= 1 && h >= 1, hosts);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
+    }
+    const content = parts ? clean(parts.join("")) : "";
+    const a = rec.attrs;
+    const role = el.getAttribute("role");
+    let implied = IMPLIED_ROLE[tag] || null;
+    if (tag === "INPUT") implied = INPUT_ROLE[el.type] || "textbox";
+    if (role && role !== implied) a.role = role;
+    rec.role = role || implied;
+
+    const name = accessibleName(el, kind, content);
+    const isField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
+    rec.name = name;
+
+    // Facts and attributes.
+    let type = null;
+    if (tag === "INPUT") {
+      type = (el.type || "text").toLowerCase();
+      a.type = type;
+      rec.inputType = type;
+    } else if (tag === "BUTTON") {
+      type = (el.type || "submit").toLowerCase();
+      if (el.hasAttribute("type") || el.form) a.type = type;
+    }
+    if (isField && el.getAttribute("name")) a.name = el.getAttribute("name");
+    const ph = el.getAttribute("placeholder");
+    if (ph && isField) a.placeholder = ph;
+    const form = el.form || null;
+    const submits = form && ((tag === "BUTTON" && type === "submit") || (tag === "INPUT" && (type === "submit" || type === "image")));
+    if (form) {
+      try {
+        rec.formAction = submits && el.hasAttribute("formaction") ? el.formAction : form.action;
+        rec.formMethod = ((submits && el.getAttribute("formmethod")) || form.method || "get").toLowerCase();
+      } catch (_e) {
+        // a form with odd attributes: leave the facts empty
+      }
+    }
+    rec.submits = !!submits;
+    const ac = el.getAttribute("autocomplete");
+    if (ac) rec.autocomplete = ac;
+    rec.sensitive = sensitiveOf(el, tag, name);
+    if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
+      if (el.checked) a.checked = "";
+      if (el.indeterminate) a.checked = "mixed";
+    } else if (tag === "INPUT" && type !== "submit" && type !== "button" && type !== "reset" && type !== "image") {
+      if (type === "file") {
+        const files = el.files ? [...el.files].map((f) => f.name).join(", ") : "";
+        if (files) a.value = files;
+      } else if (el.value) {
+        a.value = rec.sensitive === "password" || type === "password" ? "«hidden»" : el.value;
+      }
+      rec.editable = !el.readOnly && !el.disabled;
+    } else if (tag === "TEXTAREA") {
+      if (el.value) a.value = el.value;
+      rec.editable = !el.readOnly && !el.disabled;
+    } else if (tag === "SELECT") {
+      const opts = [...el.options];
+      const sel = opts.filter((o) => o.selected).map((o) => clean(o.label || o.text));
+      if (sel.length) a.selected = sel.join("|");
+      if (el.multiple) a.multiple = "";
+      if (opts.length <= 8) a.options = opts.map((o) => cut(clean(o.label || o.text), 30)).join("|");
+      else a.options = String(opts.length);
+    } else if (kind === "editable") {
+      rec.editable = true;
+    } else if (kind === "label") {
+      const ctl = el.control;
+      if (ctl && ctl.type) a.type = ctl.type;
+      if (ctl && ctl.checked) a.checked = "";
+    }
+    const ariaChecked = el.getAttribute("aria-checked");
+    if (ariaChecked === "true") a.checked = "";
+    else if (ariaChecked === "mixed") a.checked = "mixed";
+    if (el.getAttribute("aria-selected") === "true") a.selected = a.selected || "";
+    const expanded = el.getAttribute("aria-expanded");
+    if (expanded !== null) a.expanded = expanded === "true" ? "true" : "false";
+    if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
+      a.expanded = el.parentElement.open ? "true" : "false";
+    }
+    if (el.required || el.getAttribute("aria-required") === "true") a.required = "";
+    const disabled = !!el.disabled || el.getAttribute("aria-disabled") === "true" || !!el.closest("fieldset:disabled");
+    if (disabled) a.disabled = "";
+    rec.disabled = disabled;
+    if (tag === "A") {
+      const href = shortHref(el, topOrigin);
+      if (href !== null) a.href = href;
+      if (el.target === "_blank") a.target = "_blank";
+    }
+    if (rec.focused) a.focused = "";
+    if (rec.sensitive) signalField(rec.sensitive, el, index, name, c.frame, c.shadow);
+    // A control inside a CAPTCHA widget is part of the CAPTCHA (the policy refuses clicks
+    // on it); not printed in the line, only carried in the element's facts.
+    const widget = el.closest(".g-recaptcha, .h-captcha, .cf-turnstile");
+    if (widget) a.captcha = widget.className;
+    if (ROBOT_TEXT.test(name)) signals.captcha.push({ kind: "generic", where: cut(name, 80) });
+
+    // The line. Attribute values are page strings: escaped and quoted where needed.
+    let attrs = "";
+    for (const k of ["role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked", "expanded", "required", "disabled", "href", "target", "focused"]) {
+      const v = a[k];
+      if (v === undefined) continue;
+      if (v === "") attrs += ` ${k}`;
+      else if (k === "placeholder" || k === "value" || k === "selected" || k === "options") attrs += ` ${k}=${quoted(v, k === "options" ? 240 : 100)}`;
+      else attrs += ` ${k}=${attrVal(v, 100)}`;
+    }
+    const mark = (rec.isNew ? "*" : "") + (rec.inView ? "" : "~");
+    const nameText = esc(name);
+    rec.line = `${mark}[${index}]<${rec.tag}${attrs}>${nameText}${nameText ? `</${rec.tag}>` : ""}`;
+    entry.s = rec.line;
+    lastName = name;
+    return rec;
+  }
+
+  function frameOf(el, st, cc, x, y, w, h, selfVisible, far) {
+    if (!selfVisible || far) return;
+    let src = el.src || el.getAttribute("src") || "about:blank";
+    let inner = null;
+    try {
+      inner = el.contentDocument;
+    } catch (_e) {
+      inner = null;
+    }
+    for (const [re, kind] of CAPTCHA_SRC) {
+      if (re.test(src)) signals.captcha.push({ kind, where: cut(src, 120) });
+    }
+    if (PAYMENT_SRC.test(src) && !/^about:/.test(src)) signals.paymentFrames.push(cut(src, 200));
+    if (!inner || !inner.documentElement) {
+      // A frame our world cannot reach (another origin): core/snapshot.py reads it through
+      // CDP with our world inside it and hands its lines to finish(), which puts them here.
+      const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
+      const oy = y + el.clientTop + parseFloat(st.paddingTop);
+      const cw = el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+      const ch = el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom);
+      const slot = {
+        slot: slots.length,
+        index: indexOf(el),
+        name: accessibleName(el),
+        src: cut(src, 300),
+        ox, oy, clip: intersect(cc.clip, ox, oy, cw, ch), rect: [x, y, w, h],
+        dist: cc.dist, above: cc.above, vw: VW, vh: VH,
+        // What the page says just before the frame ("enter your card below"): for the
+        // detectors when the frame itself cannot be read.
+        context: lastText(2),
+      };
+      slots.push(slot);
+      flush();
+      lines.push({ s: "", el: null, dist: cc.dist, above: cc.above, slot: slot.slot });
+      frames.push({ url: src, crossOrigin: true, index: null, rect: [x, y, w, h], name: slot.name });
+      return;
+    }
+    const view = inner.defaultView;
+    if (!view || !inner.body) return;
+    frames.push({ url: inner.URL, crossOrigin: false, index: null, rect: [x, y, w, h] });
+    const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
+    const oy = y + el.clientTop + parseFloat(st.paddingTop);
+    const box = intersect(cc.clip, ox, oy, el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight), el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom));
+    const fc = {
+      doc: inner, view, ox, oy, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
+      st: null, name: null, fold: false, suppress: false, frame: inner.URL, shadow: false,
+      cursor: "auto", inInteractive: false, dist: cc.dist, above: cc.above, far: false,
+    };
+    flush();
+    visit(inner.body, fc);
+    flush();
+    countComments(inner);
+  }
+
+  function lastText(n) {
+    flush();
+    const out = [];
+    for (let k = lines.length - 1; k >= 0 && out.length < n; k--) {
+      if (!lines[k].el && lines[k].slot === undefined) out.unshift(lines[k].s);
+    }
+    return cut(out.join(" "), 300);
+  }
+
+  function countComments(d) {
+    const tw = d.createTreeWalker(d, NodeFilter.SHOW_COMMENT);
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      if (INSTR.test(n.data)) hidden++;
+    }
+  }
+
+  // Root context: the document's scrollable area clips static content (a "left:-9999px"
+  // element can never be scrolled to), the viewport clips fixed content.
+  const sx = win.scrollX;
+  const sy = win.scrollY;
+  const docClip = [-sx, -sy, Math.max(scrollEl.scrollWidth, VW) - sx, Math.max(scrollEl.scrollHeight, VH) - sy];
+  const viewClip = [0, 0, VW, VH];
+  // A frame read through CDP shows what its box shows (as a same-origin frame walked inline).
+  const rootClip = F ? F.clip : docClip;
+  const rootCtx = {
+    doc, view: win, ox: F ? F.ox : 0, oy: F ? F.oy : 0, clip: rootClip, absClip: rootClip,
+    fixedClip: F ? F.clip : viewClip,
+    bg: [255, 255, 255], vis: true, st: null, name: null, fold: false, suppress: false,
+    frame: null, shadow: false, cursor: "auto", inInteractive: false, dist: F ? F.dist : 0,
+    above: F ? F.above : false, far: false,
+  };
+  const htmlBg = parseRgb(win.getComputedStyle(doc.documentElement).backgroundColor);
+  if (htmlBg && htmlBg[3] > 0.95) rootCtx.bg = htmlBg;
+  if (doc.body) visit(doc.body, rootCtx);
+  flush();
+  countComments(doc);
+
+  // Widgets announced by class, visible ones only.
+  for (const [sel, kind] of CAPTCHA_CLASS) {
+    for (const el of doc.querySelectorAll(sel)) {
+      if (el.checkVisibility && el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) {
+        signals.captcha.push({ kind, where: sel });
+        break;
+      }
+    }
+  }
+  const tWalk = performance.now();
+
+  return {
+    t0, tWalk, lines, frames, hosts, slots, firstOfDoc, newFrom, signals, beyond, hidden, visited, interactiveSeen,
+    scroll: [sx, sy, scrollEl.scrollWidth, scrollEl.scrollHeight, VW, VH],
+  };
+}

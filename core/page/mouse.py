@@ -12,13 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from core.page.context import Ctx, Refused, js
+from core.world import frame_origin, frame_route
 
 
 async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     """Click element ``[index]`` at (x, y), top-level viewport CSS pixels, with the checks
     above. Raises :class:`Refused` (``target_changed``) naming what was under the pointer."""
     await _move(ctx, x, y)
-    hover = await js(ctx, "hoverCheck", index, x, y, await_promise=True)
+    # Inside a cross-origin frame the checks run in our world in that frame (js() routes a
+    # call whose first argument is the index), in the frame's own coordinates.
+    dx = dy = 0.0
+    route = frame_route(ctx.current, index)
+    if route is not None:
+        dx, dy = await frame_origin(ctx.current, route, index, timeout=max(ctx.remaining(), 0.5))
+    hover = await js(ctx, "hoverCheck", index, x - dx, y - dy, await_promise=True)
     if not hover.get("ok"):
         raise Refused(
             f"{ctx.name} was not done: the target changed under the pointer: when the pointer "
@@ -33,18 +40,17 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     # A move with the button down, on the spot: a pointer capture the page asked for in its
     # pointerdown handler has surely taken effect (gotpointercapture) before we look.
     await _move(ctx, x, y, buttons=1)
-    press = await js(ctx, "pressCheck")
+    press = await js(ctx, "pressCheck", index)
     if press.get("ok"):
         await _button(ctx, "mouseReleased", x, y)
         return
     neutral = press.get("neutral") or {}
+    nx, ny = float(neutral.get("x", -10)) + dx, float(neutral.get("y", -10)) + dy
     try:
-        await _move(ctx, float(neutral.get("x", -10)), float(neutral.get("y", -10)), buttons=1)
-        await _button(
-            ctx, "mouseReleased", float(neutral.get("x", -10)), float(neutral.get("y", -10))
-        )
+        await _move(ctx, nx, ny, buttons=1)
+        await _button(ctx, "mouseReleased", nx, ny)
     finally:
-        await js(ctx, "pressDone")
+        await js(ctx, "pressDone", index)
     landed = "the release was captured by" if press.get("captured") else "the press landed on"
     raise Refused(
         f"{ctx.name} was not done: the target changed under the pointer: {landed} "

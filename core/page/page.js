@@ -417,7 +417,16 @@
     if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
     const state = { el, target: null, captured: null, pointerId: 1, undo: [] };
     const record = (event) => {
-      if (!state.target) state.target = event.composedPath()[0] || event.target;
+      if (state.target) return;
+      const path = event.composedPath();
+      let target = path[0] || event.target;
+      // A closed shadow root retargets the event to its host; the roots the eyes adopted
+      // let us look inside it at the point of the press.
+      if (target && target.shadowRoot && !path.includes(target.shadowRoot)) {
+        const inner = deepElementFromPoint(event.clientX, event.clientY);
+        if (inner && containsComposed(target, inner)) target = inner;
+      }
+      state.target = target;
     };
     // A page can also redirect the release: capturing the pointer to another element makes
     // pointerup (and so the click) go there.

@@ -7,6 +7,9 @@ import json
 from typing import Any
 
 from core.browser import Tab
+from core.page import Page
+from core.snapshot import Snapshot
+from tests.site_server import FixtureSite
 
 
 async def page_eval(tab: Tab, expression: str) -> Any:
@@ -28,3 +31,18 @@ async def load(tab: Tab, url: str, timeout: float = 10.0) -> None:
     await tab.send("Page.navigate", {"url": url})
     async with asyncio.timeout(timeout):
         await loaded
+
+
+async def open_page(page: Page, site: FixtureSite, path: str) -> Snapshot:
+    """Navigate the hands to ``path`` of ``site`` and return the digest they then observe."""
+    result = await page.navigate(site.url(path))
+    assert result.ok, result.message
+    snapshot, _ = await page.observe()
+    return snapshot
+
+
+def index_of(snapshot: Snapshot, name: str) -> int:
+    """The index of the element whose accessible name is ``name`` (exactly one)."""
+    found = [e.index for e in snapshot.elements.values() if e.name == name]
+    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
+    return found[0]

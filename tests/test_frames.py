@@ -23,7 +23,7 @@ from core.page import Page, TargetExpectation
 from core.snapshot import Snapshot, SnapshotOptions, follow_frames, take_snapshot
 from tests.conftest import launch_browser
 from tests.fake_anthropic import FakeAnthropic
-from tests.helpers import load, page_eval
+from tests.helpers import index_of, load, page_eval
 from tests.loopback import own_browser, second_site, third_site  # noqa: F401
 from tests.site_server import FixtureSite
 from tests.test_hostile import Person, click, run_hostile
@@ -76,12 +76,6 @@ async def observe(page: Page, url: str) -> Snapshot:
     assert result.ok, result.message
     snapshot, _ = await page.observe()
     return snapshot
-
-
-def index_of(snapshot: Snapshot, name: str) -> int:
-    found = [e.index for e in snapshot.elements.values() if e.name == name]
-    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
-    return found[0]
 
 
 # -- closed shadow roots -----------------------------------------------------------------

@@ -18,7 +18,7 @@ from core.events import HumanNeeded
 from core.page import Page, TargetExpectation
 from core.snapshot import Snapshot
 from tests.fake_anthropic import FakeAnthropic
-from tests.helpers import page_eval
+from tests.helpers import index_of, open_page, page_eval
 from tests.site_server import FixtureSite
 from tests.test_hostile import Person, approve, click, run_hostile, type_into
 
@@ -33,19 +33,6 @@ async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
 @pytest.fixture(autouse=True)
 def _fresh_site(site: FixtureSite) -> None:
     site.clear()
-
-
-async def open_page(page: Page, site: FixtureSite, path: str) -> Snapshot:
-    result = await page.navigate(site.url(path))
-    assert result.ok, result.message
-    snapshot, _ = await page.observe()
-    return snapshot
-
-
-def index_of(snapshot: Snapshot, name: str) -> int:
-    found = [e.index for e in snapshot.elements.values() if e.name == name]
-    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
-    return found[0]
 
 
 def expectation(snapshot: Snapshot, index: int) -> TargetExpectation:

@@ -24,9 +24,8 @@ from core.actions import Action
 from core.browser import Browser, Tab
 from core.cdp import CDPError
 from core.page import DialogInfo, Page, TargetExpectation
-from core.snapshot import Snapshot
 from tests.conftest import launch_browser
-from tests.helpers import page_eval
+from tests.helpers import index_of, open_page, page_eval
 from tests.site_server import FixtureSite
 
 
@@ -35,20 +34,6 @@ async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
     hands = Page(browser, action_timeout=15)
     yield hands
     hands.close()
-
-
-async def open_page(page: Page, site: FixtureSite, path: str) -> Snapshot:
-    result = await page.navigate(site.url(path))
-    assert result.ok, result.message
-    snapshot, _ = await page.observe()
-    return snapshot
-
-
-def index_of(snapshot: Snapshot, name: str) -> int:
-    """The index of the element whose accessible name is ``name`` (exactly one)."""
-    found = [e.index for e in snapshot.elements.values() if e.name == name]
-    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
-    return found[0]
 
 
 async def eventually(tab: Tab, expression: str, timeout: float = 3.0) -> object:

@@ -281,8 +281,16 @@ class CDPConnection:
             return
         params = message.get("params", {})
         session_id = message.get("sessionId")
-        if method == "Target.detachedFromTarget" and session_id is None:
-            self._fail_session(params.get("sessionId"), "the tab was closed or detached")
+        if method == "Target.detachedFromTarget":
+            # A tab's session detaches on the browser's session (``session_id`` None); a
+            # frame's or a worker's detaches on its parent's session. Either way, the calls
+            # still waiting in the session that went will never be answered.
+            gone = (
+                "the tab was closed or detached"
+                if session_id is None
+                else "the frame or worker went away"
+            )
+            self._fail_session(params.get("sessionId"), gone)
         elif method == "Inspector.targetCrashed" and session_id is not None:
             self._fail_session(session_id, "the tab's renderer crashed")
         for handler in list(self._handlers.get((method, session_id), ())):

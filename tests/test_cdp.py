@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from urllib.parse import quote
 
 import pytest
 
 from core.browser import Browser
-from core.cdp import CDPConnection, CDPError, CDPTimeout, ConnectionClosed
+from core.cdp import CDPConnection, CDPError, CDPTimeout, ConnectionClosed, SessionClosed
 from tests.conftest import launch_browser
-from tests.helpers import load
+from tests.helpers import load, page_eval
+from tests.loopback import second_site  # noqa: F401
 from tests.site_server import FixtureSite
 
 
@@ -102,3 +104,33 @@ async def test_nothing_listening_is_a_clear_error() -> None:
     with pytest.raises(ConnectionClosed) as err:
         await CDPConnection.open("ws://127.0.0.1:9/devtools/browser/x", timeout=2)
     assert "127.0.0.1:9" in str(err.value)
+
+
+async def test_a_call_in_a_frame_fails_at_once_when_the_frame_goes(
+    browser: Browser,
+    site: FixtureSite,
+    second_site: FixtureSite,  # noqa: F811
+) -> None:
+    """A frame's session is a child of the tab's session, so Chrome says it detached on the
+    tab's session; a call still waiting in it must fail then, not wait out its timeout."""
+    from core.targets import ChildTargets  # the children of a tab are attached by the guard
+
+    frame = second_site.url("/guard/child-frame.html?who=iframe")
+    tab = await browser.new_tab()
+    try:
+        await ChildTargets.of(browser).install(tab)
+        await load(tab, site.url(f"/guard/children.html?frame={quote(frame, safe='')}"))
+        await ChildTargets.of(browser).settled()
+        [child] = [c for c in ChildTargets.of(browser).children(tab) if c.kind == "iframe"]
+        waiting = asyncio.ensure_future(
+            child.session.send(
+                "Runtime.evaluate",
+                {"expression": "new Promise(() => {})", "awaitPromise": True},
+                timeout=60,
+            )
+        )
+        await page_eval(tab, "document.querySelector('iframe').remove()")
+        with pytest.raises(SessionClosed):
+            await waiting
+    finally:
+        await browser.close_tab(tab)

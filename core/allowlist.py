@@ -31,6 +31,7 @@ import base64
 import contextlib
 import functools
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -328,6 +329,27 @@ def connect_policy(patterns: Sequence[str]) -> str:
             continue
         sources += _csp_sources(pattern)
     return f"connect-src {' '.join(sources)}; report-uri {REPORT_URL}"
+
+
+def webrtc_direct_hosts(patterns: Sequence[str]) -> tuple[str, ...]:
+    """Chrome proxy-bypass rules for :attr:`core.browser.LaunchOptions.direct_hosts`: the
+    hosts of ``patterns`` (with subdomains for a glob-free name, as the allowlist admits
+    them, and the port when the entry names one). Chrome's rules know ``*`` and ``?`` but
+    not ``[...]``: a class becomes ``?``, which admits a little more; only WebRTC over TCP
+    relies on this list (every request of a page is also checked by ``Fetch``)."""
+    rules: list[str] = []
+    for text in patterns:
+        try:
+            pattern = parse_allow_pattern(text)
+        except ValueError:
+            continue
+        host = re.sub(r"\[[^]]*\]", "?", pattern.host)
+        hosts = [f"[{host}]"] if ":" in host else [host]
+        if not pattern.is_glob and ":" not in host:
+            hosts.append(f"*.{host}")
+        port = f":{pattern.port}" if pattern.port is not None else ""
+        rules += [h + port for h in hosts]
+    return tuple(rules)
 
 
 def _csp_sources(pattern: AllowPattern) -> list[str]:

@@ -21,7 +21,13 @@ import structlog
 
 from core import oplog, screenshot_mask
 from core.agent import Agent, AgentConfig
-from core.allowlist import NETWORK_MODES, DomainGuard, NetworkMode, default_network_mode
+from core.allowlist import (
+    NETWORK_MODES,
+    DomainGuard,
+    NetworkMode,
+    default_network_mode,
+    webrtc_direct_hosts,
+)
 from core.audit import AuditError, AuditRecorder, AuditWriter
 from core.browser import Browser, BrowserError, LaunchOptions
 from core.events import EventSink, RunFinished, Supervisor
@@ -212,6 +218,11 @@ async def open_browser(settings: RunSettings, downloads: Path) -> Browser:
                     headless=settings.headless,
                     downloads_dir=downloads,
                     remove_on_exit=settings.remove_on_exit,
+                    direct_hosts=(
+                        webrtc_direct_hosts(settings.allow_domains)
+                        if settings.allow_domains and settings.network_mode() == "strict"
+                        else None
+                    ),
                 )
             )
     except BrowserError as exc:

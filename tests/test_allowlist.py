@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-from core.allowlist import DomainGuard, NetworkMode
+from core.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts
 from core.browser import Browser, Tab
 from core.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
 from core.policy import url_allowed
@@ -75,7 +76,9 @@ class Guarded:
 
 
 async def guarded_browser(tmp_path: Path, mode: NetworkMode, allow: list[str]) -> Guarded:
-    browser = await launch_browser(tmp_path)
+    # Launched as handrail launches for this mode (core/session.py open_browser).
+    direct = webrtc_direct_hosts(allow) if mode == "strict" else None
+    browser = await launch_browser(tmp_path, direct_hosts=direct)
     guard = DomainGuard(browser, allow, mode)
     await guard.install()
     return Guarded(browser, guard)
@@ -180,6 +183,103 @@ async def test_speculative_loads_never_reach_another_host(
         assert second_site.received == []
     finally:
         await close(g, tab)
+
+
+class Listeners:
+    """A UDP and a TCP listener on the attacker's address (STUN/TURN/ICE server ports):
+    what arrives there, whole datagrams and the first bytes of each connection."""
+
+    def __init__(self) -> None:
+        self.arrived: list[tuple[str, bytes]] = []
+        self.any = asyncio.Event()
+        self.udp = self.tcp = 0
+        self._closers: list[Callable[[], object]] = []
+
+    def got(self, kind: str, data: bytes) -> None:
+        self.arrived.append((kind, data))
+        self.any.set()
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        listeners = self
+
+        class Udp(asyncio.DatagramProtocol):
+            def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+                listeners.got("udp", data)
+
+        transport, _ = await loop.create_datagram_endpoint(Udp, local_addr=("127.0.0.2", 0))
+        self.udp = transport.get_extra_info("sockname")[1]
+
+        async def on_tcp(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            listeners.got("tcp", await reader.read(512))
+            writer.close()
+
+        server = await asyncio.start_server(on_tcp, "127.0.0.2", 0)
+        self.tcp = server.sockets[0].getsockname()[1]
+        self._closers += [transport.close, server.close]
+
+    def close(self) -> None:
+        for close in self._closers:
+            close()
+
+
+@pytest.fixture
+async def attacker_ports() -> AsyncIterator[Listeners]:
+    listeners = Listeners()
+    await listeners.start()
+    yield listeners
+    listeners.close()
+
+
+# WebRTC routes of tests/site/guard/webrtc.html: STUN and TURN servers on the attacker,
+# and the canary as the ICE username of checks sent to the attacker (from the page, a
+# fresh child frame, a fresh popup).
+WEBRTC = ("stun", "turn-udp", "turn-tcp", "ice", "frame-ice", "popup-ice")
+
+
+async def call(g: Guarded, site: FixtureSite, ports: Listeners, via: str) -> Tab:
+    g.forget()
+    tab = await g.browser.new_tab()
+    query = f"t={CANARY}&to=127.0.0.2&udp={ports.udp}&tcp={ports.tcp}&via={via}"
+    await load(tab, site.url(f"/guard/webrtc.html?{query}"))
+    if via == "popup-ice":
+        await tab.send(
+            "Runtime.evaluate",
+            {"expression": "document.querySelector('#go').click()", "userGesture": True},
+        )
+    return tab
+
+
+@pytest.mark.parametrize("via", WEBRTC)
+async def test_strict_keeps_webrtc_from_another_host(
+    strict: Guarded, site: FixtureSite, attacker_ports: Listeners, via: str
+) -> None:
+    tab = await call(strict, site, attacker_ports, via)
+    try:
+        assert await page_eval(tab, "window.sent") == "sent"
+        await settle(tab)
+        assert attacker_ports.arrived == []
+    finally:
+        await strict.browser.close_tab(tab)
+
+
+@pytest.mark.parametrize("via", ["stun", "turn-tcp", "ice"])
+async def test_documents_lets_webrtc_through(
+    documents: Guarded, site: FixtureSite, attacker_ports: Listeners, via: str
+) -> None:
+    tab = await call(documents, site, attacker_ports, via)
+    try:
+        async with asyncio.timeout(10):
+            await attacker_ports.any.wait()
+        if via == "ice":  # the ICE username carries the canary
+            assert any(CANARY.encode() in data for _, data in attacker_ports.arrived)
+    finally:
+        await documents.browser.close_tab(tab)
+
+
+def test_the_direct_hosts_are_the_allowlist_as_chrome_writes_it() -> None:
+    rules = webrtc_direct_hosts(["shop.example", "*.cdn.example", "[::1]:8080", "h[0-9]:443"])
+    assert rules == ("shop.example", "*.shop.example", "*.cdn.example", "[::1]:8080", "h?:443")
 
 
 async def escape(

@@ -163,10 +163,11 @@ class DomainGuard:
         policy as they start."""
         session.on("Fetch.requestPaused", lambda params: self._on_paused(session, frame_id, params))
         await session.send("Fetch.enable", {"patterns": self._fetch_patterns})
-        if self._policy is None or not documents:
+        if not documents:
             return
         # A <meta> policy cannot name a report-uri: connect_policy.js reports to REPORT_URL.
-        meta_policy = self._policy.split("; report-uri", 1)[0]
+        # In documents mode the script only removes speculation rules.
+        meta_policy = self._policy.split("; report-uri", 1)[0] if self._policy else None
         source = f"({_connect_policy_js()})({json.dumps(meta_policy)}, {json.dumps(REPORT_URL)})"
         await session.send(
             "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": _WORLD}
@@ -252,6 +253,14 @@ class DomainGuard:
     async def _continue_response(self, session: CDPSession, params: JSON) -> None:
         request_id = params["requestId"]
         headers = list(params.get("responseHeaders") or [])
+        if _speculation_rules(headers):
+            # A Speculation-Rules header's rule set: its prefetches would be made by the
+            # browser, outside every Fetch (connect_policy.js removes inline rules).
+            log.warning("allowlist.speculation_rules_refused", url=_short(params["request"]["url"]))
+            await session.send(
+                "Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"}
+            )
+            return
         if self._policy is None or "responseErrorReason" in params or not _active(params, headers):
             await session.send("Fetch.continueResponse", {"requestId": request_id})
             return
@@ -368,6 +377,16 @@ def _wants_policy(params: JSON, frame_id: str) -> bool:
     (connect_policy.js): fulfilling a document's response from here makes Chromium 156 fail
     every cross-site frame inside it (net::ERR_FAILED)."""
     return params.get("resourceType") == "Other"
+
+
+def _speculation_rules(headers: list[JSON]) -> bool:
+    """A rule set fetched for a ``Speculation-Rules`` header (Chromium accepts one only with
+    this type; the request itself looks like any other in ``Fetch``: no Sec-Fetch-Dest)."""
+    return any(
+        str(h.get("name", "")).lower() == "content-type"
+        and str(h.get("value", "")).lower().startswith("application/speculationrules+json")
+        for h in headers
+    )
 
 
 _ACTIVE_TYPES = ("html", "xml", "svg", "javascript", "ecmascript")

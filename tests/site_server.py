@@ -94,6 +94,22 @@ class _Handler(SimpleHTTPRequestHandler):
         if parsed.path == "/__redirect":
             self._redirect(query["to"][0])
             return
+        if parsed.path == "/__ruled":
+            # A page whose Speculation-Rules header names a rule set that prefetches a
+            # same-origin URL redirecting to ?to= (the page itself has no script).
+            rules = "/__rules?" + urllib.parse.urlencode({"to": query["to"][0]})
+            self._send(
+                200,
+                "text/html",
+                b"<!doctype html><title>Ruled</title><p>Ruled",
+                (("Speculation-Rules", f'"{rules}"'),),
+            )
+            return
+        if parsed.path == "/__rules":
+            hop = "/__redirect?" + urllib.parse.urlencode({"to": query["to"][0]})
+            body = json.dumps({"prefetch": [{"source": "list", "urls": [hop]}]}).encode()
+            self._send(200, "application/speculationrules+json", body)
+            return
         if parsed.path == "/__download":
             name = query.get("name", ["report.txt"])[0]
             body = b"handrail fixture download\n"
@@ -122,6 +138,17 @@ class _Handler(SimpleHTTPRequestHandler):
             for k, v in item.form.items()
         )
         self._html(f"<title>Received</title><h1>Received</h1><ul id=received>{rows}</ul>")
+
+    def _send(
+        self, status: int, kind: str, body: bytes, extra: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        for name, value in extra:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def _redirect(self, to: str) -> None:
         self.send_response(302)

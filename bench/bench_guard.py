@@ -2,6 +2,9 @@
 
 Run: ``.venv/bin/python bench/bench_guard.py [--subresources 200] [--repeat 7]``
 
+The strict browser is launched as the session launches it (WebRTC held to proxied TCP,
+a refusing proxy for other hosts: core/browser.py ``direct_hosts``).
+
 A loopback server serves one page that loads N distinct images (tiny, same host, no
 cache). For each mode a fresh headless Chromium with a guard allowing the server's host
 loads the page ``repeat`` times; the figure is the median time from ``Page.navigate`` to
@@ -26,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.allowlist import DomainGuard, NetworkMode  # noqa: E402
+from core.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts  # noqa: E402
 from core.browser import Browser, LaunchOptions  # noqa: E402
 
 PIXEL = bytes.fromhex(
@@ -61,7 +64,10 @@ def serve(n: int) -> ThreadingHTTPServer:
 
 async def measure(mode: NetworkMode | None, url: str, repeat: int) -> float:
     with tempfile.TemporaryDirectory() as profile:
-        browser = await Browser.launch(LaunchOptions(profile_dir=Path(profile), headless=True))
+        # Launched as the session launches for the mode (strict: WebRTC proxy and policy).
+        direct = webrtc_direct_hosts(["127.0.0.1"]) if mode == "strict" else None
+        options = LaunchOptions(profile_dir=Path(profile), headless=True, direct_hosts=direct)
+        browser = await Browser.launch(options)
         try:
             if mode is not None:
                 await DomainGuard(browser, ["127.0.0.1"], mode).install()

@@ -1,6 +1,6 @@
 """Per-request cost of the network guard: ``--network strict`` against ``documents``.
 
-Run: ``.venv/bin/python bench/bench_guard.py [--subresources 200] [--repeat 7]``
+Run: ``.venv/bin/python bench/bench_guard.py [--subresources 200] [--repeat 7] [--mask-rows N]``
 
 The strict browser is launched as the session launches it (WebRTC held to proxied TCP,
 a refusing proxy for other hosts: core/browser.py ``direct_hosts``).
@@ -10,6 +10,10 @@ cache). For each mode a fresh headless Chromium with a guard allowing the server
 loads the page ``repeat`` times; the figure is the median time from ``Page.navigate`` to
 the load event (all N images done). The per-request overhead is
 ``(strict - documents) / N``; ``none`` (no guard at all) is shown for reference.
+
+``--mask-rows N`` also times a masked screenshot (core/screenshot_mask.py, one secret
+configured) against a plain one, on a page of N table rows (three cells of text each), 20
+images and the secret shown once: the median of ``repeat`` captures each.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ if str(ROOT) not in sys.path:
 
 from core.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts  # noqa: E402
 from core.browser import Browser, LaunchOptions  # noqa: E402
+from core.screenshot_mask import capture_masked, register  # noqa: E402
+from core.secrets import Secret, Secrets  # noqa: E402
+
+SECRET = "k9Tq2Wv7Lp4Xz8Rm"
 
 PIXEL = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -85,14 +93,58 @@ async def measure(mode: NetworkMode | None, url: str, repeat: int) -> float:
             await browser.close()
 
 
+def masked_page(path: str) -> bytes:
+    rows = int(path.split("=", 1)[1]) if "=" in path else 1000
+    cells = "".join(
+        f"<tr><td>row {i}</td><td>item {i * 7}</td><td>note {i % 13}</td></tr>" for i in range(rows)
+    )
+    images = "".join(f'<img src="/img/m{i}.png" width=20 height=20>' for i in range(20))
+    return (
+        f"<!doctype html><title>mask</title><p>Your token: <b>{SECRET}</b></p>{images}"
+        f"<table>{cells}</table>"
+    ).encode()
+
+
+async def measure_mask(url: str, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as profile:
+        browser = await Browser.launch(LaunchOptions(profile_dir=Path(profile), headless=True))
+        try:
+            register(browser, Secrets([Secret("TOKEN", SECRET)]))
+            tab = await browser.new_tab()
+            loaded = tab.session.expect("Page.loadEventFired")
+            await tab.send("Page.navigate", {"url": url})
+            await loaded
+            for name, masked in (("plain", False), ("masked", True)):
+                times = []
+                for i in range(repeat + 1):
+                    started = time.perf_counter()
+                    if masked:
+                        await capture_masked(browser, tab, timeout=60)
+                    else:
+                        await tab.send("Page.captureScreenshot", {"format": "png"})
+                    if i:
+                        times.append(time.perf_counter() - started)
+                print(
+                    f"{name:>10}: {statistics.median(times) * 1000:8.1f} ms per screenshot (median)"
+                )
+        finally:
+            await browser.close()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--subresources", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--mask-rows", type=int, default=0)
     args = parser.parse_args()
     server = serve(args.subresources)
     url = f"http://127.0.0.1:{server.server_address[1]}/page"
     try:
+        if args.mask_rows:
+            rows_url = f"http://127.0.0.1:{server.server_address[1]}/rows?n={args.mask_rows}"
+            print(f"screenshot of {args.mask_rows} rows, 20 images, the secret once:")
+            await measure_mask(rows_url, args.repeat)
+            return
         results = {}
         for mode in (None, "documents", "strict"):
             results[mode] = await measure(mode, url, args.repeat)

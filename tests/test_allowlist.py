@@ -352,6 +352,30 @@ async def test_inline_speculation_rules_do_not_prefetch_in_a_browser_we_connect_
         await persons_chrome.browser.close_tab(tab)
 
 
+async def test_a_popup_filled_with_speculation_rules_still_prefetches_in_a_browser_we_connect_to(
+    persons_chrome: Guarded,
+    site: FixtureSite,
+    second_site: FixtureSite,  # noqa: F811
+) -> None:
+    """What README says remains open: the page writes rules into an about:blank popup it
+    opens (no document-start script runs in that first document, and the page writes
+    synchronously), so the person's "Preload pages" setting decides."""
+    second_site.clear()
+    persons_chrome.forget()
+    tab = await persons_chrome.browser.new_tab()
+    try:
+        await load(
+            tab, site.url(f"/guard/exfil.html?to={quote(second_site.origin)}&via=speculation-popup")
+        )
+        press = (
+            "document.querySelector('#token').value = 'x'; document.querySelector('#send').click()"
+        )
+        await tab.send("Runtime.evaluate", {"expression": press, "userGesture": True})
+        await second_site.until(lambda received: any(r.path == "/leak" for r in received))
+    finally:
+        await persons_chrome.browser.close_tab(tab)
+
+
 async def test_a_speculation_rules_header_does_not_prefetch_in_a_browser_we_connect_to(
     persons_chrome: Guarded,
     site: FixtureSite,

@@ -54,7 +54,8 @@ function leak(token) {
     case "speculation-late-text":
     case "speculation-type-change":
     case "speculation-document-rules":
-    case "speculation-frame": {
+    case "speculation-frame":
+    case "speculation-popup": {
       // A same-origin URL, which redirects to the other host.
       const hop = "/__redirect?to=" + encodeURIComponent(url("/leak"));
       const kind = via === "prerender" ? "prerender" : "prefetch";
@@ -64,7 +65,8 @@ function leak(token) {
         rules = { prefetch: [{ where: { selector_matches: "a" }, eagerness: "immediate" }] };
       }
       const text = JSON.stringify(rules);
-      const where = via === "speculation-frame" ? frameDocument() : document;
+      const where =
+        via === "speculation-frame" ? frameDocument() : via === "speculation-popup" ? window.open("about:blank", "_blank", "popup").document : document;
       const script = where.createElement("script");
       if (via === "speculation-type-change") {
         // Inserted as inert text, made rules afterwards.

@@ -32,6 +32,10 @@
     // Only what is not rendered is skipped: a page may display <head>, <title> or <style>.
     const GRAPHIC = new Set(["canvas", "img", "svg", "video", "object", "embed", "picture"]);
     const IMAGE = /url\(|image-set\(|image\(|element\(|paint\(/i;
+    const BUILTIN_MARKERS = new Set([
+      "none", "disc", "circle", "square", "decimal", "decimal-leading-zero", "lower-roman", "upper-roman",
+      "lower-greek", "lower-alpha", "lower-latin", "upper-alpha", "upper-latin", "disclosure-open", "disclosure-closed",
+    ]);
     const onScreen = (r) =>
       r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
     const addBox = (el, text, dx, dy) => {
@@ -69,13 +73,24 @@
         for (const pseudo of ["before", "after", "marker"]) {
           const ps = view.getComputedStyle(el, "::" + pseudo);
           const content = ps.content;
+          const listed = style.display.includes("list-item");
+          if (pseudo === "marker" && !listed) continue;
           const image = pseudo === "marker" ? style.listStyleImage : ps.backgroundImage;
-          const drawsImage = (content && IMAGE.test(content)) || (image && IMAGE.test(image));
-          if (graphicsToo && drawsImage && (pseudo !== "marker" || style.display === "list-item")) {
+          // What our world cannot read as text: an image, or counters and list markers in a
+          // page-defined @counter-style (its symbols can be any text).
+          const type = style.listStyleType;
+          const opaque =
+            (content && (IMAGE.test(content) || /counters?\(/.test(content))) ||
+            (image && IMAGE.test(image)) ||
+            (pseudo === "marker" && !type.startsWith('"') && !BUILTIN_MARKERS.has(type));
+          if (graphicsToo && opaque) {
             refs.push({ kind: "pseudo", target: el, pseudo });
             drawnPseudos.push(refs.length - 1);
           }
-          const shown = content && content !== "none" && content !== "normal" ? pseudoText(el, content) : "";
+          let shown = content && content !== "none" && content !== "normal" ? pseudoText(el, content) : "";
+          // Quotes come from the `quotes` property; a marker's text may be its list-style-type.
+          if (/open-quote|close-quote/.test(content)) shown += pseudoText(el, ps.quotes);
+          if (pseudo === "marker" && type.startsWith('"')) shown += pseudoText(el, type);
           // One we hid keeps its place in refs, so that ids stay the same when the page is
           // read again with the boxes on (and its text, now gone, is not listed).
           const ours = (el.getAttribute(HIDE) || "").split(" ").includes(pseudo);

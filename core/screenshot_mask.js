@@ -20,7 +20,7 @@
 // is where it was drawn, opaque and on top, and that what it covers has not moved;
 // uncover() removes them.
 ({
-  state: { refs: [], spans: [], expected: [], layer: null, boxes: [], hidden: [], styles: [] },
+  state: { refs: [], spans: [], expected: [], layer: null, boxes: [], hidden: [], fx: [], styles: [] },
 
   collect(graphicsToo) {
     const HIDE = "data-handrail-hide";
@@ -210,13 +210,48 @@
       hidden.push(ref);
     }
     this.state.hidden = hidden;
+    // Copies of what is covered drawn elsewhere: a text-shadow, a filter (drop-shadow, an
+    // SVG offset) or a reflection, on the element or any ancestor (across shadow roots and
+    // frames). They are switched off for the capture; verify() checks they stayed off.
+    const parentOf = (el) =>
+      el.parentElement ||
+      (el.parentNode && el.parentNode.host) ||
+      (el.ownerDocument.defaultView && el.ownerDocument.defaultView.frameElement) ||
+      null;
+    const starts = [];
+    for (const [id, start, end] of spans) {
+      const ref = this.state.refs[id];
+      if (ref.kind !== "text") {
+        starts.push(ref.target);
+        continue;
+      }
+      for (const { node, start: at } of ref.nodes) {
+        if (at < end && at + node.data.length > start) starts.push(node.parentElement || node.parentNode.host);
+      }
+    }
+    const seen = new Set();
+    const fx = [];
+    for (let el of starts) {
+      for (; el && !seen.has(el); el = parentOf(el)) {
+        seen.add(el);
+        if (this._copies(el)) fx.push(el);
+      }
+    }
+    for (const el of fx) {
+      const marks = new Set((el.getAttribute(HIDE) || "").split(" ").filter(Boolean));
+      marks.add("fx");
+      el.setAttribute(HIDE, [...marks].join(" "));
+    }
+    this.state.fx = fx;
     const boost = ":not(#\\31):not(#\\32):not(#\\33):not(#\\34):not(#\\35):not(#\\36):not(#\\37):not(#\\38)";
     const rules =
       `[${HIDE}~=before]${boost}::before, [${HIDE}~=after]${boost}::after { visibility: hidden !important; }\n` +
       `[${HIDE}~=marker]${boost}::marker { content: none !important; }\n` +
-      `[${HIDE}~=marker]${boost} { list-style-image: none !important; }`;
+      `[${HIDE}~=marker]${boost} { list-style-image: none !important; }\n` +
+      // (`-webkit-box-reflect: none` does not parse in Chromium 156; `initial` is none.)
+      `[${HIDE}~=fx]${boost} { text-shadow: none !important; filter: none !important; -webkit-box-reflect: initial !important; }`;
     // A rule reaches only its own tree: one style per document or shadow root concerned.
-    const roots = new Set(hidden.map((ref) => ref.target.getRootNode()));
+    const roots = new Set([...hidden.map((ref) => ref.target), ...fx].map((el) => el.getRootNode()));
     for (const root of roots) {
       const style = (root.ownerDocument || root).createElement("style");
       style.textContent = rules;
@@ -237,6 +272,11 @@
       layer.removeAttribute("popover"); // fixed and on top by z-index; verify() checks it
     }
     return this.state.boxes.length;
+  },
+
+  _copies(el) {
+    const st = el.ownerDocument.defaultView.getComputedStyle(el);
+    return st.textShadow !== "none" || st.filter !== "none" || (st.webkitBoxReflect || "none") !== "none";
   },
 
   _css(rules) {
@@ -260,6 +300,7 @@
     if (now.length !== this.state.expected.length || !now.every((r, i) => near(r, this.state.expected[i]))) return false;
     const layer = this.state.layer;
     if (!layer || !layer.isConnected) return false;
+    if (this.state.fx.some((el) => this._copies(el))) return false;
     for (const { target, pseudo } of this.state.hidden) {
       const st = target.ownerDocument.defaultView.getComputedStyle(target, "::" + pseudo);
       if (pseudo === "marker" ? st.content !== "none" : st.visibility !== "hidden") return false;
@@ -281,7 +322,9 @@
 
   uncover() {
     for (const { target } of this.state.hidden) target.removeAttribute("data-handrail-hide");
+    for (const el of this.state.fx) el.removeAttribute("data-handrail-hide");
     this.state.hidden = [];
+    this.state.fx = [];
     for (const style of this.state.styles) style.remove();
     this.state.styles = [];
     if (this.state.layer) this.state.layer.remove();

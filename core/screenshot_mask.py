@@ -15,11 +15,15 @@ texts) and in ``::before``/``::after``/``::marker`` content. What is drawn:
   letter spacing, rotation) are found and covered: the match ignores case, and the
   rectangles are the rendered ones;
 - a field holding one: a box over the whole field;
-- a pseudo element showing one: that pseudo element is hidden in place (it has no
-  rectangle of its own, and may be drawn anywhere), with the layout unchanged;
+- a pseudo element showing one (its content strings, ``attr()``, quotes, a string list
+  marker): that pseudo element is hidden in place (it has no rectangle of its own, and may
+  be drawn anywhere), with the layout unchanged;
+- copies of what is covered (``text-shadow``, a ``filter`` such as a drop shadow,
+  ``-webkit-box-reflect``, on the element or an ancestor): switched off for the capture;
 - every graphic on screen, whether or not a secret was found in text: canvas, img, svg,
   video (its poster), object/embed and CSS images (backgrounds, border/mask images, list
-  markers, ``url()`` content). Our world cannot read their pixels, and a page that holds a
+  markers, ``url()`` content, counters in a page's own ``@counter-style``). Our world
+  cannot read their pixels, and a page that holds a
   secret can draw it there, so they are covered whole. This keeps the screenshot useful
   (text, layout and controls stay visible); refusing every page with an image would not.
 

@@ -13,7 +13,6 @@ import os
 import signal
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -206,7 +205,7 @@ class Listeners:
         listeners = self
 
         class Udp(asyncio.DatagramProtocol):
-            def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+            def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
                 listeners.got("udp", data)
 
         transport, _ = await loop.create_datagram_endpoint(Udp, local_addr=("127.0.0.2", 0))

@@ -33,7 +33,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
@@ -95,6 +95,8 @@ class DomainGuard:
         self._reported: set[str] = set()
         self._unreported: list[str] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._first_documents: set[str] = set()
+        """Popup sessions (strict) whose first document has not arrived yet."""
         self._installing = False
         self._fetch_patterns = _STRICT_PATTERNS if mode == "strict" else _DOCUMENT_PATTERNS
         self._policy = connect_policy(self.patterns) if mode == "strict" else None
@@ -140,8 +142,10 @@ class DomainGuard:
 
     # -- attaching ---------------------------------------------------------------------
 
-    async def _guard_tab(self, tab: Tab) -> None:
-        await self._guard_session(tab.session, tab.target_id)
+    async def _guard_tab(self, tab: Tab, *, paused: bool = False) -> None:
+        """Guard one tab. ``paused``: a popup held at its start by auto-attach, whose Page
+        commands wait until it runs; its document script is then left to :meth:`_release`."""
+        await self._guard_session(tab.session, tab.target_id, documents=not paused)
         # A prerendered page loads in a frame tree of its own, out of the tab's Fetch
         # (the launch flags switch prerendering off; a browser we connect to may not).
         with contextlib.suppress(CDPError):
@@ -159,17 +163,24 @@ class DomainGuard:
         self, session: CDPSession, frame_id: str, *, documents: bool = True
     ) -> None:
         """Fetch on one session; ``frame_id`` is its own frame (a tab's or an out-of-process
-        frame's target id). In strict mode the session's ``documents`` get the connect
-        policy as they start."""
+        frame's target id). With ``documents``, the session's documents get
+        connect_policy.js as they start (the connect policy in strict mode; the removal of
+        speculation rules in both)."""
         session.on("Fetch.requestPaused", lambda params: self._on_paused(session, frame_id, params))
         await session.send("Fetch.enable", {"patterns": self._fetch_patterns})
-        if not documents:
-            return
+        if documents:
+            await self._document_script(session)
+
+    async def _popup_script(self, session: CDPSession) -> None:
+        # Without Page enabled on a session, its new-document scripts are silently not run.
+        await session.send("Page.enable")
+        await self._document_script(session)
+
+    def _document_script(self, session: CDPSession) -> Awaitable[JSON]:
         # A <meta> policy cannot name a report-uri: connect_policy.js reports to REPORT_URL.
-        # In documents mode the script only removes speculation rules.
         meta_policy = self._policy.split("; report-uri", 1)[0] if self._policy else None
         source = f"({_connect_policy_js()})({json.dumps(meta_policy)}, {json.dumps(REPORT_URL)})"
-        await session.send(
+        return session.send(
             "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": _WORLD}
         )
 
@@ -199,7 +210,19 @@ class DomainGuard:
                 # The popup's own frames and workers must be guarded before it runs, too;
                 # handrail adopts it as a tab later, over another session.
                 early = Tab(target_id=info["targetId"], session=session, url=info.get("url", ""))
-                await self._guard_tab(early)
+                await self._guard_tab(early, paused=True)
+                # Its Page commands are answered only once it runs (measured, Chromium 156:
+                # they wait for ever while it is held), so its document script can only be
+                # added after the resume.
+                # And Chrome answers them only once that first document has committed
+                # (holding its request or response in Fetch deadlocks). So in strict mode
+                # the first document gets the connect policy as a response header instead,
+                # and the script covers the popup's later documents.
+                if self._policy is not None:
+                    self._first_documents.add(session_id)
+                await session.send("Runtime.runIfWaitingForDebugger")
+                waiting = False
+                await self._popup_script(session)
         except CDPError as exc:
             log.error("allowlist.popup_unguarded", url=info.get("url", ""), error=str(exc))
             with contextlib.suppress(CDPError):
@@ -230,6 +253,20 @@ class DomainGuard:
         request_id = params["requestId"]
         request = params.get("request", {})
         url = str(request.get("url", ""))
+        if (
+            session.session_id in self._first_documents
+            and params.get("resourceType") == "Document"
+            and "responseStatusCode" not in params
+            and "responseErrorReason" not in params
+            and host_of(url)
+            and url_allowed(url, self.patterns)
+        ):
+            # A popup's first document: its policy comes as a header (see _guard_new).
+            with contextlib.suppress(CDPError):
+                await session.send(
+                    "Fetch.continueRequest", {"requestId": request_id, "interceptResponse": True}
+                )
+            return
         with contextlib.suppress(CDPError):
             if url.startswith(REPORT_URL):
                 self._violation(request)
@@ -253,6 +290,10 @@ class DomainGuard:
     async def _continue_response(self, session: CDPSession, params: JSON) -> None:
         request_id = params["requestId"]
         headers = list(params.get("responseHeaders") or [])
+        status = int(params.get("responseStatusCode") or 0)
+        if params.get("resourceType") == "Document" and not 300 <= status < 400:
+            # A popup's first document (the only documents intercepted here) is answered.
+            self._first_documents.discard(session.session_id)
         if _speculation_rules(headers):
             # A Speculation-Rules header's rule set: its prefetches would be made by the
             # browser, outside every Fetch (connect_policy.js removes inline rules).

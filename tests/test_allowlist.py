@@ -434,6 +434,42 @@ async def test_an_allowed_frame_cannot_take_the_page_to_a_blocked_host(
         await g.browser.close_tab(tab)
 
 
+async def test_a_popup_to_an_allowed_host_loads_and_is_guarded_from_its_first_document(
+    strict: Guarded,
+    site: FixtureSite,
+    second_site: FixtureSite,  # noqa: F811
+) -> None:
+    second_site.clear()
+    strict.forget()
+    tab = await strict.browser.new_tab()
+    popup = site.url(f"/guard/exfil.html?to={quote(second_site.origin)}&via=websocket&auto=1")
+    try:
+        await load(tab, site.url("/cdp/hello.html"))
+        opened = f"window.open({json.dumps(popup)}, '_blank') !== null"
+        assert await page_eval_with_gesture(tab, opened) is True
+        # A WebSocket never reaches Fetch: only the connect policy in the popup's first
+        # document can refuse it, and its refusal is what the guard reports.
+        await strict.until_blocked("127.0.0.2")
+        assert site.requested("/guard/exfil.html")
+        assert second_site.received == []
+    finally:
+        targets = await strict.browser.connection.send("Target.getTargets")
+        for info in targets["targetInfos"]:
+            if "/guard/exfil.html" in info.get("url", ""):
+                await strict.browser.connection.send(
+                    "Target.closeTarget", {"targetId": info["targetId"]}
+                )
+        await strict.browser.close_tab(tab)
+
+
+async def page_eval_with_gesture(tab: Tab, expression: str) -> object:
+    result = await tab.send(
+        "Runtime.evaluate",
+        {"expression": expression, "returnByValue": True, "userGesture": True},
+    )
+    return result["result"].get("value")
+
+
 class NoOneAsked:
     """A supervisor for runs that must never ask the person anything."""
 

@@ -82,6 +82,7 @@ def _add_browser_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from core.audit.key import DATA_DIR_ENV
+    from tui.serve import add_serve_parser
 
     parser = argparse.ArgumentParser(
         prog="handrail",
@@ -160,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="limit for one action (default: 45)",
     )
+
+    add_serve_parser(sub, run)
 
     replay = sub.add_parser("replay", help="step through an audit log in the observatory")
     replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
@@ -267,6 +270,10 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             from tui.demo import run_demo
 
             return run_demo(args)
+        if args.command == "serve":
+            from tui.serve import run_serve
+
+            return run_serve(args, sys.argv[1:] if argv is None else argv)
         if args.command == "doctor":
             from tui.doctor import run_doctor
 

@@ -1,0 +1,215 @@
+"""``handrail serve``: the observatory in a real (headless) Chromium, behind a token.
+
+The server runs as the person starts it (a subprocess of ``python -m tui.cli serve``); the
+browser is our own headless Chromium. What the page shows is read from the websocket frames
+the browser received (xterm.js draws on a canvas), and the run's effect from the fixture
+site (what it was sent) and the audit log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from core.browser import Tab
+from core.cdp import JSON
+from tests.helpers import load, page_eval
+from tests.site_server import FixtureSite
+from tui.serve import run_argv
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 90.0  # a run with its own Chromium, inside a served observatory, on a busy machine
+_ESCAPE = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+class Served:
+    """A running ``handrail serve`` and the URL it printed."""
+
+    def __init__(self, proc: subprocess.Popen[str], url: str) -> None:
+        self.proc = proc
+        self.url = url
+        self.origin = url.split("/?", 1)[0]
+
+
+@pytest.fixture
+def served(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"tool": "click", "target": "Send", "reason": "send the note"}\n'
+        '{"tool": "finish", "input": {"success": true, "answer": "sent"}}\n'
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "serve",
+            "--port",
+            "0",
+            "Send the note",
+            "--headless",
+            "--model",
+            f"scripted:{plan}",
+            "--start-url",
+            site.url("/observe/send.html"),
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"open (http://\S+)", line)
+        assert found, f"no URL printed: {line!r} {proc.stderr.read() if proc.stderr else ''}"
+        yield Served(proc, found.group(1))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _status(url: str, headers: dict[str, str] | None = None) -> int:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+class Screen:
+    """The text the browser's terminal was sent over the websocket (escapes removed)."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.raw = bytearray()
+        self.changed = asyncio.Event()
+        self._off = tab.session.on("Network.webSocketFrameReceived", self._frame)
+
+    def _frame(self, params: JSON) -> None:
+        response = params["response"]
+        if response["opcode"] == 2:
+            self.raw += base64.b64decode(response["payloadData"])
+            self.changed.set()
+
+    @property
+    def text(self) -> str:
+        return _ESCAPE.sub("", self.raw.decode("utf-8", errors="replace"))
+
+    async def until(self, ok: Callable[[str], bool], what: str) -> None:
+        async with asyncio.timeout(WAIT):
+            while not ok(self.text):
+                self.changed.clear()
+                await self.changed.wait()
+        assert ok(self.text), what
+
+    def close(self) -> None:
+        self._off()
+
+
+def test_run_argv_drops_only_the_serve_options() -> None:
+    argv = ["serve", "--host", "127.0.0.2", "task", "--port=9", "--headless", "--", "--port"]
+    assert run_argv(argv) == ["task", "--headless", "--", "--port"]
+
+
+def test_requests_without_the_token_are_refused(served: Served) -> None:
+    assert _status(served.origin + "/") == 403
+    assert _status(served.origin + "/static/js/textual.js") == 403
+    assert _status(served.origin + "/?token=not-the-token") == 403
+    # A page of another site that learnt the port still cannot get in with a good token
+    # (DNS rebinding: its Host is its own name; a websocket from it has its Origin).
+    token_query = served.url.split("/?", 1)[1]
+    port = served.origin.rsplit(":", 1)[1]
+    assert _status(served.url, {"Host": f"evil.example:{port}"}) == 403
+    assert _status(served.url, {"Origin": "http://evil.example"}) == 403
+    assert token_query.startswith("token=")
+
+
+def test_the_token_becomes_an_httponly_strict_cookie(served: Served) -> None:
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: object, **kw: object) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        opener.open(served.url, timeout=10)
+    headers = answer.value.headers
+    assert answer.value.code == 303 and headers["Location"] == "/"
+    cookie = headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie
+    assert "Access-Control-Allow-Origin" not in headers
+    assert headers["X-Frame-Options"] == "DENY"
+
+
+async def test_the_browser_shows_the_observatory_and_a_approves(
+    served: Served, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    await tab.send("Network.enable")
+    screen = Screen(tab)
+    try:
+        await load(tab, served.url, timeout=WAIT)
+        # The token left the address bar for the cookie; page scripts cannot read it.
+        assert await page_eval(tab, "location.href") == served.origin + "/"
+        assert await page_eval(tab, "document.cookie") == ""
+
+        titles = ("Observation", "Model output", "Action", "Result")
+        await screen.until(lambda t: all(title in t for title in titles), "the four panes")
+        await screen.until(lambda t: "Approve round" in t, "the approval")
+        assert not site.posts("/observe/sent"), "nothing may be sent before the approval"
+
+        await page_eval(tab, "document.querySelector('.xterm-helper-textarea').focus()")
+        for kind in ("keyDown", "keyUp"):
+            await tab.send(
+                "Input.dispatchKeyEvent",
+                {
+                    "type": kind,
+                    "key": "a",
+                    "code": "KeyA",
+                    "text": "a" if kind == "keyDown" else "",
+                },
+            )
+        await site.until(lambda got: any(r.path == "/observe/sent" for r in got), timeout=WAIT)
+        await screen.until(lambda t: "Run finished" in t, "the run's end")
+    finally:
+        screen.close()
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    approvals = [r["approval"] for r in records if r.get("type") == "round" and r.get("approval")]
+    assert approvals and approvals[0]["decision"] == "approved", approvals
+
+
+async def test_a_browser_without_the_token_gets_403(served: Served, tab: Tab) -> None:
+    await tab.send("Network.enable")
+    answered = tab.session.expect("Network.responseReceived")
+    await load(tab, served.origin + "/", timeout=WAIT)
+    response = (await answered)["response"]
+    assert response["status"] == 403
+    assert "open the URL handrail printed" in await page_eval(tab, "document.body.innerText")

@@ -49,6 +49,7 @@ from core.events import (
     RunFinished,
     RunStarted,
     Supervisor,
+    TargetCrop,
 )
 from core.model.base import Model, ModelError
 from core.page import DialogInfo, Page, TargetExpectation
@@ -65,6 +66,7 @@ from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult
 from core.secrets import Secrets, SecretsError, only_placeholders
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
+from core.target_view import crop_target
 
 log = structlog.get_logger("handrail.agent")
 
@@ -432,6 +434,7 @@ class Agent:
             element_line=self._element_line(action, snapshot),
             risky=assessment.risky,
             details=tuple(details),
+            crop=await self._target_crop(action, snapshot),
         )
         self.emit(ApprovalNeeded(request=request))
         try:
@@ -628,6 +631,17 @@ class Agent:
         if self._same_failures >= SAME_FAILURE_WARNING:
             what = f"{signature[0]} -> {(result.error or result.message)[:120]}"
             self._notes.append(REPEATED_FAILURE.format(n=self._same_failures, what=what))
+
+    async def _target_crop(self, action: Action, snapshot: Snapshot) -> TargetCrop | None:
+        """The picture of the action's target for the approval (None: no target)."""
+        index = action.params.get("index")
+        element = snapshot.elements.get(index) if isinstance(index, int) else None
+        tab = self.page.browser.current
+        if element is None or tab is None:
+            return None
+        return await crop_target(
+            self.page.browser, tab, element.rect, timeout=min(5.0, self.config.action_timeout)
+        )
 
     def _element_line(self, action: Action, snapshot: Snapshot) -> str | None:
         index = action.params.get("index")

@@ -21,6 +21,18 @@ HumanKind = Literal["password", "otp", "captcha", "payment", "ask_human", "dialo
 
 
 @dataclass(frozen=True, slots=True)
+class TargetCrop:
+    """The viewport around an action's target as the person sees it, masked like every
+    screenshot (:func:`core.target_view.crop_target`), or why there is no picture."""
+
+    png: bytes | None
+    outline: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """The target's box in the image, in image pixels: x, y, width, height."""
+    missing: str | None = None
+    """Why there is no picture (the mask was refused, the target is off-screen...)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """Everything a person needs to decide on one action."""
 
@@ -38,6 +50,8 @@ class ApprovalRequest:
     details: tuple[str, ...] = ()
     """Extra facts shown with the request: the form's submit destination, a field's label,
     what changed since the person last saw the target."""
+    crop: TargetCrop | None = None
+    """A picture of the target, for the person only (never the model or the log)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,13 +84,18 @@ async def _mask(tab: Tab, name: str, *args: Any, timeout: float) -> Any:
     return await world_call(tab, call, name, *args, timeout=timeout)
 
 
-async def capture_masked(browser: Browser, tab: Tab, *, timeout: float) -> JSON:
+async def capture_masked(
+    browser: Browser, tab: Tab, *, timeout: float, clip: JSON | None = None
+) -> JSON:
     """``Page.captureScreenshot`` (PNG of the viewport) with every secret covered.
+
+    ``clip``: only this region (``Page.captureScreenshot``'s ``clip``: CSS pixels from the
+    document's origin, with ``scale``); the mask is the same as for the whole viewport.
 
     Returns the CDP result (``{"data": base64 PNG}``). Raises :class:`ScreenshotRefused`
     with a message for the model, and CDP/world errors as the hands' other calls do.
     """
-    capture: JSON = {"format": "png"}
+    capture: JSON = {"format": "png"} if clip is None else {"format": "png", "clip": clip}
     secrets = _registry.get(browser)
     if not secrets:
         return await tab.send("Page.captureScreenshot", capture, timeout=timeout)

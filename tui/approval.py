@@ -10,18 +10,19 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from core.events import ApprovalDecision, ApprovalRequest
-from tui.panes import digest_content
+from tui.panes import NARROW_COLUMNS, digest_content
 from tui.rounds import pretty
+from tui.target_crop import TargetPicture
 
 Mode = Literal["choose", "deny", "edit"]
 
@@ -74,6 +75,12 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
         /* The details scroll inside a bound height; the keys below always stay in view. */
         #approval-body { height: auto; max-height: 65vh; }
         #approval-controls { height: auto; }
+        #approval-summary { height: auto; }
+        #approval-facts { width: 1fr; height: auto; }
+        #approval-crop { margin-left: 2; }
+        /* Narrow: the facts keep the full width and the picture follows them. */
+        &.-narrow #approval-summary { layout: vertical; }
+        &.-narrow #approval-crop { margin-left: 0; }
         .approval-heading { text-style: bold; color: $text-secondary; margin-top: 1; }
         #approval-risky { color: $handrail-denied; text-style: bold; }
         #approval-error { color: $handrail-error; display: none; }
@@ -102,19 +109,11 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             with VerticalScroll(id="approval-body"):
                 shown = {"name": action.name, "params": action.params}
                 yield Static(highlight(pretty(shown), language="json"), id="approval-action")
-                if action.reason:
-                    yield Label("Reason (the model's)", classes="approval-heading")
-                    yield Static(Content(action.reason), id="approval-reason")
-                if request.element_line:
-                    yield Label("Target", classes="approval-heading")
-                    yield Static(digest_content(request.element_line), id="approval-target")
-                yield Label("Page", classes="approval-heading")
-                page = Content(request.url)
-                if request.title:
-                    page += Content.assemble("\n", (request.title, "italic"))
-                yield Static(page, id="approval-page")
-                yield Label("Why it asks", classes="approval-heading")
-                yield Static(Content(request.why), id="approval-why")
+                with Horizontal(id="approval-summary"):
+                    with Vertical(id="approval-facts"):
+                        yield from self._facts()
+                    if request.crop is not None:
+                        yield TargetPicture(request.crop, id="approval-crop")
                 if request.risky:
                     yield Static(
                         Content(
@@ -146,6 +145,23 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
                 yield Static("", id="approval-error")
                 yield Static(self._key_hint(), id="approval-keys")
 
+    def _facts(self) -> ComposeResult:
+        """The reason, the target's digest line, the page and why it asks."""
+        request = self.request
+        if request.action.reason:
+            yield Label("Reason (the model's)", classes="approval-heading")
+            yield Static(Content(request.action.reason), id="approval-reason")
+        if request.element_line:
+            yield Label("Target", classes="approval-heading")
+            yield Static(digest_content(request.element_line), id="approval-target")
+        yield Label("Page", classes="approval-heading")
+        page = Content(request.url)
+        if request.title:
+            page += Content.assemble("\n", (request.title, "italic"))
+        yield Static(page, id="approval-page")
+        yield Label("Why it asks", classes="approval-heading")
+        yield Static(Content(request.why), id="approval-why")
+
     def _key_hint(self) -> Content:
         kind = self.request.action.name
         return Content.assemble(
@@ -158,6 +174,13 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def on_mount(self) -> None:
         self.set_class(self.request.risky, "-risky")
+        self._fit(self.app.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, columns: int) -> None:
+        self.set_class(columns < NARROW_COLUMNS, "-narrow")
 
     # --- modes ---------------------------------------------------------------------------
 

@@ -1,0 +1,88 @@
+"""The approval's picture of the target: the crop with the element outlined.
+
+Rendered with textual-image: Kitty graphics or Sixel where the terminal answers that it
+supports them, coloured half-blocks otherwise (also under ``handrail serve`` and in tests,
+where stdout is no terminal and textual-image would fall back to plain characters).
+textual-image asks the terminal at import, so this module must be imported before the app
+starts (the approval screen imports it).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from PIL import Image as PILImage
+from PIL import ImageDraw
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Label, Static
+from textual_image.renderable.unicode import Image as UnicodeRenderable
+from textual_image.widget import HalfcellImage
+from textual_image.widget import Image as BestImage
+
+from core.events import TargetCrop
+
+OUTLINE = (255, 64, 160)
+"""A magenta no page theme uses for its own buttons; visible on light and dark pages."""
+
+# textual-image's choice for a non-terminal is plain characters; half-blocks look better
+# and draw the same anywhere (the web view included).
+CropImage: Callable[..., Widget] = (
+    HalfcellImage if getattr(BestImage, "_Renderable", None) is UnicodeRenderable else BestImage
+)
+
+
+def outlined(crop: TargetCrop) -> PILImage.Image | None:
+    """The crop as an image with the target's box drawn on it (None without a picture)."""
+    if crop.png is None:
+        return None
+    image = PILImage.open(io.BytesIO(crop.png)).convert("RGB")
+    x, y, w, h = crop.outline
+    # Thick enough to survive the terminal's downscaling (a half-block is many pixels).
+    width = max(3, image.width // 80)
+    ImageDraw.Draw(image).rectangle(
+        (x - width, y - width, x + w + width - 1, y + h + width - 1), outline=OUTLINE, width=width
+    )
+    return image
+
+
+PICTURE_COLUMNS = 42
+MAX_PICTURE_ROWS = 14
+
+
+def picture_rows(width: int, height: int) -> int:
+    """Rows for an image ``width`` x ``height`` shown ``PICTURE_COLUMNS`` wide: a cell is
+    about twice as tall as it is wide (textual-image's own auto height needs a laid-out
+    parent, which an auto-height modal does not give it)."""
+    return max(3, min(MAX_PICTURE_ROWS, round(PICTURE_COLUMNS * height / width / 2)))
+
+
+class TargetPicture(Vertical):
+    """The picture, or one line saying why there is none."""
+
+    DEFAULT_CSS = """
+    TargetPicture {
+        width: 44;
+        height: auto;
+        & > .approval-heading { text-style: bold; color: $text-secondary; margin-top: 1; }
+        & > #approval-crop-image { width: 42; }
+        & > #approval-crop-missing { color: $text-muted; }
+    }
+    """
+
+    def __init__(self, crop: TargetCrop, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.crop = crop
+
+    def compose(self) -> ComposeResult:
+        yield Label("As it looks", classes="approval-heading")
+        image = outlined(self.crop)
+        if image is None:
+            yield Static(Content(self.crop.missing or "no picture"), id="approval-crop-missing")
+        else:
+            picture = CropImage(image, id="approval-crop-image")
+            picture.styles.height = picture_rows(image.width, image.height)
+            yield picture

@@ -64,6 +64,7 @@ from core.policy import (
 )
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult
+from core.round_shots import RoundShots
 from core.secrets import Secrets, SecretsError, only_placeholders
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.target_view import crop_target
@@ -120,8 +121,10 @@ class Agent:
         settings: dict[str, object] | None = None,
         audit_path: Path | None = None,
         guard: DomainGuard | None = None,
+        round_shots: RoundShots | None = None,
     ) -> None:
         self.config = config
+        self.round_shots = round_shots
         self.model = model
         self.page = page
         self.gate = gate
@@ -305,6 +308,7 @@ class Agent:
         lines += [f"Notice: {escape_page_text(notice)}" for notice in notices]
         observation = wrap(lines, snapshot.text)
         observation = self.secrets.mask_for_model(observation)
+        shot = await self.round_shots.take(n) if self.round_shots is not None else None
         self.emit(
             Observed(
                 round=n,
@@ -314,6 +318,7 @@ class Agent:
                 tabs=tuple(tabs),
                 duration_ms=(time.monotonic() - started) * 1000,
                 hidden_instructions=snapshot.hidden_instruction_fragments,
+                screenshot=shot,
             )
         )
         return snapshot, observation

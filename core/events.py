@@ -13,7 +13,7 @@ from core.actions import Action
 from core.result import ActionResult
 
 if TYPE_CHECKING:
-    from core.audit.records import ApprovalRecord
+    from core.audit.records import ApprovalRecord, ScreenshotRef
 
 RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
 Decision = Literal["approved", "denied", "edited", "auto", "not_needed"]
@@ -131,6 +131,8 @@ class Observed:
     hidden_instructions: int = 0
     """Instruction-like text the page hid from people (left out of the digest): shown to
     the person as a warning, never to the model."""
+    screenshot: ScreenshotRef | None = None
+    """The viewport as observed, saved in the run folder (None: screenshots are off)."""
 
 
 @dataclass(frozen=True, slots=True)

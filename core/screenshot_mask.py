@@ -85,17 +85,18 @@ async def _mask(tab: Tab, name: str, *args: Any, timeout: float) -> Any:
 
 
 async def capture_masked(
-    browser: Browser, tab: Tab, *, timeout: float, clip: JSON | None = None
+    browser: Browser, tab: Tab, *, timeout: float, options: JSON | None = None
 ) -> JSON:
     """``Page.captureScreenshot`` (PNG of the viewport) with every secret covered.
 
-    ``clip``: only this region (``Page.captureScreenshot``'s ``clip``: CSS pixels from the
-    document's origin, with ``scale``); the mask is the same as for the whole viewport.
+    ``options``: more ``Page.captureScreenshot`` parameters (``clip``: a region in CSS
+    pixels from the document's origin, with ``scale``; ``format``; ``quality``); the mask
+    is the same as for the whole viewport.
 
     Returns the CDP result (``{"data": base64 PNG}``). Raises :class:`ScreenshotRefused`
     with a message for the model, and CDP/world errors as the hands' other calls do.
     """
-    capture: JSON = {"format": "png"} if clip is None else {"format": "png", "clip": clip}
+    capture: JSON = {"format": "png", **(options or {})}
     secrets = _registry.get(browser)
     if not secrets:
         return await tab.send("Page.captureScreenshot", capture, timeout=timeout)

@@ -35,6 +35,7 @@ from core.model.base import Model, ModelConfigError
 from core.model.spec import DEFAULT_SPEC, build_model
 from core.page import Page
 from core.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
+from core.round_shots import RoundShots
 from core.secrets import Secrets, SecretsError
 from core.snapshot import follow_frames
 
@@ -77,6 +78,8 @@ class RunSettings:
     """Operational log to stderr too (console mode)."""
     theme: str | None = None
     """Observatory theme; None: the one the person saved, else the default."""
+    screenshots: bool = True
+    """Save each round's screenshot in the run folder (``--no-screenshots``: off)."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def network_mode(self) -> NetworkMode:
@@ -101,6 +104,7 @@ class RunSettings:
             "allow_js": self.allow_js,
             "secrets": [s.split("=", 1)[0] for s in self.secrets],
             "upload_dir": str(self.upload_dir) if self.upload_dir else None,
+            "screenshots": self.screenshots,
         }
 
 
@@ -311,6 +315,7 @@ async def run_session(
             settings=settings.public(),
             audit_path=writer.path,
             guard=guard,
+            round_shots=RoundShots(browser, writer.path) if settings.screenshots else None,
         )
         return await agent.run()
     finally:

@@ -71,7 +71,7 @@ async def crop_target(browser: Browser, tab: Tab, target: Rect, *, timeout: floa
             "height": height,
             "scale": 1,
         }
-        shot = await capture_masked(browser, tab, timeout=timeout, clip=clip)
+        shot = await capture_masked(browser, tab, timeout=timeout, options={"clip": clip})
     except WorldError as exc:
         return TargetCrop(None, missing=f"no picture: {exc}")
     except (CDPError, BrowserError, TimeoutError, KeyError) as exc:

@@ -155,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="observatory theme (dark, light, high-contrast, or yours)",
     )
     run.add_argument(
+        "--no-screenshots",
+        action="store_true",
+        help="do not save each round's screenshot (a small JPEG) in the run folder",
+    )
+    run.add_argument(
         "--action-timeout",
         type=float,
         default=45.0,
@@ -310,6 +315,7 @@ def settings_from_args(args: argparse.Namespace, *, interactive_default: str) ->
         action_timeout=args.action_timeout,
         console_log=args.no_tui,
         theme=args.theme,
+        screenshots=not args.no_screenshots,
     )
 
 

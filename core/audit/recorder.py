@@ -280,6 +280,8 @@ class AuditRecorder:
         }
         if parsed is not None and parsed.element_line is not None:
             record["element"] = parsed.element_line
+        if obs is not None and obs.screenshot is not None:
+            record["screenshot"] = obs.screenshot.to_json()
         self._write(record)
         self._rounds_written += 1
 

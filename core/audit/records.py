@@ -147,6 +147,34 @@ class IntentRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ScreenshotRef:
+    """A round's screenshot: the ``screenshot`` of a round record.
+
+    ``file`` is relative to the log's folder (the JPEG lives in the run folder beside the
+    log); ``sha256`` lets a reader tell that the file is the one written with the record
+    (the chain covers the record, not the file). Without a picture, ``missing`` says why.
+    """
+
+    file: str | None = None
+    sha256: str | None = None
+    missing: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.file is None:
+            return {"missing": self.missing or "no screenshot"}
+        return {"file": self.file, "sha256": self.sha256}
+
+    @classmethod
+    def from_json(cls, value: object) -> ScreenshotRef | None:
+        if not isinstance(value, dict):
+            return None
+        file, digest, missing = value.get("file"), value.get("sha256"), value.get("missing")
+        if isinstance(file, str) and file:
+            return cls(file, digest if isinstance(digest, str) else None)
+        return cls(missing=missing if isinstance(missing, str) else "no screenshot")
+
+
+@dataclass(frozen=True, slots=True)
 class RoundRecord:
     """One finished round as the log keeps it."""
 
@@ -164,6 +192,8 @@ class RoundRecord:
     result: Mapping[str, Any] | None = None
     duration_ms: float | None = None
     usage: Mapping[str, Any] = field(default_factory=dict)
+    screenshot: ScreenshotRef | None = None
+    """The page as the round observed it (None: screenshots were off, or an older log)."""
 
     @property
     def outcome(self) -> RoundOutcome:
@@ -203,6 +233,7 @@ class RoundRecord:
             result=_dict(rec.get("result")),
             duration_ms=_duration(rec.get("timing_ms")),
             usage=_dict(rec.get("usage")) or {},
+            screenshot=ScreenshotRef.from_json(rec.get("screenshot")),
         )
 
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Container, VerticalScroll
+from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content, Span
 from textual.highlight import highlight
 from textual.widget import Widget
@@ -38,7 +38,10 @@ PANE_TITLES = {
     "model": "Model output",
     "action": "Action",
     "result": "Result",
+    "screenshot": "Screenshot",
 }
+EXTRA_PANE_IDS = ("screenshot",)
+"""Panes a screen may add after the four (replay's screenshot): numbered 5, 6..."""
 
 WIDE_COLUMNS = 150
 """At or above this many columns the panes stand side by side; below it, a 2x2 grid."""
@@ -225,7 +228,7 @@ class Pane(VerticalScroll):
         yield LazyText(id=f"{self.key}-long")
 
     def on_mount(self) -> None:
-        number = PANE_IDS.index(self.key) + 1
+        number = (*PANE_IDS, *EXTRA_PANE_IDS).index(self.key) + 1
         self.border_title = f"{number} {PANE_TITLES[self.key]}"
 
     def show(self, text: PaneText) -> None:
@@ -249,34 +252,47 @@ class Pane(VerticalScroll):
 
 
 class RoundPanes(Widget):
-    """The four panes, laid out for the terminal's width (see ``set_width``)."""
+    """The four panes, laid out for the terminal's width (see ``set_width``), and an
+    optional extra pane (replay's screenshot): a column on the right, or one more tab."""
 
     DEFAULT_CSS = """
     RoundPanes {
         layout: vertical;
         & > Tabs { display: none; }
         &.-tabs > Tabs { display: block; }
-        & > #pane-grid { layout: grid; grid-size: 4 1; grid-gutter: 0; height: 1fr; }
-        &.-grid > #pane-grid { grid-size: 2 2; }
-        &.-tabs > #pane-grid { grid-size: 1 1; }
+        & > #pane-row { height: 1fr; }
+        & #pane-grid { layout: grid; grid-size: 4 1; grid-gutter: 0; height: 1fr; width: 1fr; }
+        &.-grid #pane-grid { grid-size: 2 2; }
+        &.-tabs #pane-grid { grid-size: 1 1; }
         &.-tabs Pane { display: none; }
         &.-tabs Pane.-current { display: block; }
+        & #pane-row > Pane { width: 46; height: 1fr; }
+        &.-tabs #pane-row > Pane { width: 1fr; }
+        &.-tabs.-extra-current #pane-grid { display: none; }
+        /* An extra pane with nothing for this log (no screenshots) gives its room back. */
+        & #pane-row > Pane.-absent { display: none; }
+        &.-tabs #pane-row > Pane.-absent.-current { display: block; }
     }
     """
 
     LAYOUTS: ClassVar[tuple[str, ...]] = ("-columns", "-grid", "-tabs")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, extra: Pane | None = None) -> None:
         super().__init__(id=id)
         self.current = "digest"
+        self.extra = extra
+        self.keys: tuple[str, ...] = (*PANE_IDS, extra.key) if extra is not None else PANE_IDS
 
     def compose(self) -> ComposeResult:
         yield Tabs(
-            *(Tab(f"{i} {PANE_TITLES[key]}", id=f"tab-{key}") for i, key in enumerate(PANE_IDS, 1))
+            *(Tab(f"{i} {PANE_TITLES[key]}", id=f"tab-{key}") for i, key in enumerate(self.keys, 1))
         )
-        with Container(id="pane-grid"):
-            for key in PANE_IDS:
-                yield Pane(key, id=f"pane-{key}")
+        with Horizontal(id="pane-row"):
+            with Container(id="pane-grid"):
+                for key in PANE_IDS:
+                    yield Pane(key, id=f"pane-{key}")
+            if self.extra is not None:
+                yield self.extra
 
     def on_mount(self) -> None:
         self.pane(self.current).add_class("-current")
@@ -302,8 +318,9 @@ class RoundPanes(Widget):
     def show_pane(self, key: str, *, focus: bool = True) -> None:
         """Make ``key`` the current pane (the visible one behind tabs) and focus it."""
         self.current = key
-        for other in PANE_IDS:
+        for other in self.keys:
             self.pane(other).set_class(other == key, "-current")
+        self.set_class(key not in PANE_IDS, "-extra-current")
         tabs = self.query_one(Tabs)
         if tabs.active != f"tab-{key}":
             tabs.active = f"tab-{key}"

@@ -43,7 +43,7 @@ from core.audit.records import (
 from tui.header import HeaderFacts
 from tui.help_screen import HelpSection
 from tui.observatory import ObservatoryApp, PaletteCommand
-from tui.panes import PaneText, dim
+from tui.panes import PaneText, RoundPanes, dim
 from tui.rounds import (
     RoundView,
     action_target,
@@ -54,6 +54,8 @@ from tui.rounds import (
     usage_tokens,
 )
 from tui.rounds_screen import RoundsScreen
+from tui.screenshot_pane import KEY as SCREENSHOT_KEY
+from tui.screenshot_pane import ScreenshotPane, Shown, load_screenshot
 from tui.timeline import TimelineRow
 
 EntryKind = Literal["start", "round", "intent", "pause", "end", "problem", "other"]
@@ -229,6 +231,7 @@ class ReplayScreen(RoundsScreen):
         Binding("p", "jump('pause', 1)", "Next pause", id="replay.next_pause"),
         Binding("P", "jump('pause', -1)", "Previous pause", show=False, id="replay.previous_pause"),
         Binding("escape", "close_search", "Close search", show=False, id="replay.close_search"),
+        Binding("5", "pane('screenshot')", "Screenshot", show=False, id="replay.pane_screenshot"),
     ]
 
     class EntriesScanned(Message):
@@ -274,6 +277,13 @@ class ReplayScreen(RoundsScreen):
             placeholder="search rounds: action, URL, error… (enter finds, escape closes)",
             id="search-bar",
         )
+
+    def make_panes(self) -> RoundPanes:
+        return RoundPanes(id="panes", extra=ScreenshotPane())
+
+    @property
+    def screenshot_pane(self) -> ScreenshotPane:
+        return self.query_one(f"#pane-{SCREENSHOT_KEY}", ScreenshotPane)
 
     def follow_allowed(self) -> bool:
         return self.follow
@@ -436,6 +446,7 @@ class ReplayScreen(RoundsScreen):
         entry = self.rows.entries[index]
         item = self.index.line(entry.line) if self.index is not None else None
         panes = self.panes
+        shown = Shown(None, dim("—"), absent=self.screenshot_pane.has_class("-absent"))
         if isinstance(item, LogProblem) or item is None:
             text = item.text if isinstance(item, LogProblem) else ""
             title = item.describe() if isinstance(item, LogProblem) else "unreadable line"
@@ -444,6 +455,7 @@ class ReplayScreen(RoundsScreen):
             record = record_of(item)
             if isinstance(record, RoundRecord):
                 panes.show_round(round_view(record, entry.line))
+                shown = load_screenshot(self.path, record.screenshot)
             if self.first_round_shown_at is None:
                 self.call_after_refresh(self._stamp_first_round)
         elif entry.kind == "intent":
@@ -471,6 +483,7 @@ class ReplayScreen(RoundsScreen):
             )
         else:
             panes.show_message("Record", Content(pretty(item)))
+        self.screenshot_pane.show_screenshot(shown)
         self.refresh_header()
 
     def header_facts(self) -> HeaderFacts:

@@ -47,12 +47,16 @@ class RoundsScreen(Screen[None]):
         yield RunHeader(id="header")
         with Horizontal(id="rounds-body"):
             yield RoundTimeline(self.source, id="timeline")
-            yield RoundPanes(id="panes")
+            yield self.make_panes()
         yield from self.compose_extra()
         yield Footer()
 
     def compose_extra(self) -> ComposeResult:
         yield from ()
+
+    def make_panes(self) -> RoundPanes:
+        """The panes widget (id ``panes``); replay adds its screenshot pane."""
+        return RoundPanes(id="panes")
 
     @property
     def timeline(self) -> RoundTimeline:

@@ -53,11 +53,29 @@ PICTURE_COLUMNS = 42
 MAX_PICTURE_ROWS = 14
 
 
-def picture_rows(width: int, height: int) -> int:
-    """Rows for an image ``width`` x ``height`` shown ``PICTURE_COLUMNS`` wide: a cell is
-    about twice as tall as it is wide (textual-image's own auto height needs a laid-out
-    parent, which an auto-height modal does not give it)."""
-    return max(3, min(MAX_PICTURE_ROWS, round(PICTURE_COLUMNS * height / width / 2)))
+def picture_rows(
+    width: int, height: int, *, columns: int = PICTURE_COLUMNS, max_rows: int = MAX_PICTURE_ROWS
+) -> int:
+    """Rows for an image ``width`` x ``height`` shown ``columns`` wide: a cell is about
+    twice as tall as it is wide (textual-image's own auto height needs a laid-out parent,
+    which an auto-height modal does not give it)."""
+    return max(3, min(max_rows, round(columns * height / width / 2)))
+
+
+def picture(
+    image: PILImage.Image,
+    *,
+    columns: int = PICTURE_COLUMNS,
+    max_rows: int = MAX_PICTURE_ROWS,
+    id: str | None = None,
+) -> Widget:
+    """``image`` as a widget ``columns`` wide, in the best graphics the terminal has."""
+    widget = CropImage(image, id=id)
+    widget.styles.width = columns
+    widget.styles.height = picture_rows(
+        image.width, image.height, columns=columns, max_rows=max_rows
+    )
+    return widget
 
 
 class TargetPicture(Vertical):
@@ -68,7 +86,6 @@ class TargetPicture(Vertical):
         width: 44;
         height: auto;
         & > .approval-heading { text-style: bold; color: $text-secondary; margin-top: 1; }
-        & > #approval-crop-image { width: 42; }
         & > #approval-crop-missing { color: $text-muted; }
     }
     """
@@ -83,6 +100,4 @@ class TargetPicture(Vertical):
         if image is None:
             yield Static(Content(self.crop.missing or "no picture"), id="approval-crop-missing")
         else:
-            picture = CropImage(image, id="approval-crop-image")
-            picture.styles.height = picture_rows(image.width, image.height)
-            yield picture
+            yield picture(image, id="approval-crop-image")

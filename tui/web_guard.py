@@ -89,8 +89,9 @@ class GuardedServer(Server):
     """textual-serve's ``Server`` behind :func:`guard`, with one browser session at a time
     (each session is a run of its own)."""
 
-    def __init__(self, command: str, *, host: str, port: int, token: str, title: str,
-                 loopback: bool) -> None:  # fmt: skip
+    def __init__(
+        self, command: str, *, host: str, port: int, token: str, title: str, loopback: bool
+    ) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self._token = token
         self._loopback = loopback

@@ -51,7 +51,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from core import world
+from core import badge, world
 from core.browser import Browser, Tab
 from core.cdp import JSON, CDPError
 from core.secrets import Secrets
@@ -87,7 +87,8 @@ async def _mask(tab: Tab, name: str, *args: Any, timeout: float) -> Any:
 async def capture_masked(
     browser: Browser, tab: Tab, *, timeout: float, options: JSON | None = None
 ) -> JSON:
-    """``Page.captureScreenshot`` (PNG of the viewport) with every secret covered.
+    """``Page.captureScreenshot`` (PNG of the viewport) with every secret covered, and
+    without handrail's own in-page marks (core/badge.py).
 
     ``options``: more ``Page.captureScreenshot`` parameters (``clip``: a region in CSS
     pixels from the document's origin, with ``scale``; ``format``; ``quality``); the mask
@@ -96,6 +97,11 @@ async def capture_masked(
     Returns the CDP result (``{"data": base64 PNG}``). Raises :class:`ScreenshotRefused`
     with a message for the model, and CDP/world errors as the hands' other calls do.
     """
+    async with badge.hidden(browser, tab):
+        return await _capture(browser, tab, timeout=timeout, options=options)
+
+
+async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON | None) -> JSON:
     capture: JSON = {"format": "png", **(options or {})}
     secrets = _registry.get(browser)
     if not secrets:

@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -24,6 +24,7 @@ from anthropic.types import ToolParam
 from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply, tool_definitions
 from core.allowlist import DomainGuard
 from core.audit.records import ApprovalRecord
+from core.badge import Badge
 from core.browser import BrowserError
 from core.cdp import CDPError
 from core.context import Context, ToolOutcome, Turn
@@ -122,9 +123,11 @@ class Agent:
         audit_path: Path | None = None,
         guard: DomainGuard | None = None,
         round_shots: RoundShots | None = None,
+        badge: Badge | None = None,
     ) -> None:
         self.config = config
         self.round_shots = round_shots
+        self.badge = badge
         self.model = model
         self.page = page
         self.gate = gate
@@ -309,6 +312,7 @@ class Agent:
         observation = wrap(lines, snapshot.text)
         observation = self.secrets.mask_for_model(observation)
         shot = await self.round_shots.take(n) if self.round_shots is not None else None
+        await self._mark(lambda badge: badge.driving())
         self.emit(
             Observed(
                 round=n,
@@ -442,6 +446,9 @@ class Agent:
             crop=await self._target_crop(action, snapshot),
         )
         self.emit(ApprovalNeeded(request=request))
+        target = self._target_rect(action, snapshot)
+        if target is not None:
+            await self._mark(lambda badge: badge.pending(target))
         try:
             decision = await self.supervisor.approve(request)
         except NoSupervisor as exc:
@@ -454,6 +461,7 @@ class Agent:
                 )
             ) from exc
         self.emit(ApprovalGiven(round=n, decision=decision))
+        await self._mark(lambda badge: badge.driving())
         if decision.decision == "abort":
             raise _Stop(self._finished("aborted", "the person aborted the run at an approval", 130))
         if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
@@ -490,6 +498,9 @@ class Agent:
         # The hands have their own timeouts; this outer bound guards against anything that
         # escapes them. What happened then is unknown, and is never retried.
         limit = self.config.action_timeout + 15
+        if expect is not None:
+            x, y, w, h = expect.rect
+            await self._mark(lambda badge: badge.pointer(x + w / 2, y + h / 2))
         try:
             async with asyncio.timeout(limit):
                 return await self.page.dispatch(action, expect=expect, secret=secret)
@@ -555,6 +566,7 @@ class Agent:
             headless=self.config.headless,
         )
         self.emit(HumanNeeded(request=request))
+        await self._mark(lambda badge: badge.your_turn())
         try:
             response = await self.supervisor.human(request)
         except NoSupervisor as exc:
@@ -566,6 +578,7 @@ class Agent:
                 )
             ) from exc
         self.emit(HumanReturned(round=n, response=response))
+        await self._mark(lambda badge: badge.driving())
         if response == "abort":
             raise _Stop(
                 self._finished(
@@ -636,6 +649,19 @@ class Agent:
         if self._same_failures >= SAME_FAILURE_WARNING:
             what = f"{signature[0]} -> {(result.error or result.message)[:120]}"
             self._notes.append(REPEATED_FAILURE.format(n=self._same_failures, what=what))
+
+    async def _mark(self, how: Callable[[Badge], Awaitable[bool]]) -> None:
+        """Update the in-page marks (headed runs only). Never while a JavaScript dialog is
+        open: the page answers nothing then, and a badge must not hold up the run."""
+        if self.badge is not None and self.page.open_dialog is None:
+            await how(self.badge)
+
+    def _target_rect(
+        self, action: Action, snapshot: Snapshot
+    ) -> tuple[float, float, float, float] | None:
+        index = action.params.get("index")
+        element = snapshot.elements.get(index) if isinstance(index, int) else None
+        return element.rect if element is not None and element.in_viewport else None
 
     async def _target_crop(self, action: Action, snapshot: Snapshot) -> TargetCrop | None:
         """The picture of the action's target for the approval (None: no target)."""

@@ -50,7 +50,7 @@ async def _call(tab: Tab, name: str, *args: object) -> bool:
     )
     try:
         return bool(await world_call(tab, call, name, *args, timeout=TIMEOUT))
-    except (WorldError, CDPError, BrowserError, TimeoutError) as exc:
+    except (WorldError, CDPError, BrowserError, TimeoutError, OSError) as exc:
         log.info("badge.unavailable", call=name, error=str(exc)[:200])
         return False
 

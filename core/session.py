@@ -29,6 +29,7 @@ from core.allowlist import (
     webrtc_direct_hosts,
 )
 from core.audit import AuditError, AuditRecorder, AuditWriter
+from core.badge import Badge
 from core.browser import Browser, BrowserError, LaunchOptions
 from core.events import EventSink, RunFinished, Supervisor
 from core.model.base import Model, ModelConfigError
@@ -272,6 +273,8 @@ async def run_session(
     if on_browser is not None:
         on_browser(browser)
     screenshot_mask.register(browser, prepared.secrets)
+    # The marks are for a person watching the window; a headless run has none.
+    badge = None if browser.headless else Badge(browser)
     try:
         page = Page(
             browser,
@@ -316,9 +319,12 @@ async def run_session(
             audit_path=writer.path,
             guard=guard,
             round_shots=RoundShots(browser, writer.path) if settings.screenshots else None,
+            badge=badge,
         )
         return await agent.run()
     finally:
+        if badge is not None:
+            await badge.clear()
         _flush_audit(recorder)
         writer.close()
         with contextlib.suppress(Exception):

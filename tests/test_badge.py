@@ -6,19 +6,25 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from core.agent import Agent, AgentConfig
 from core.badge import Badge
 from core.browser import Browser, Tab
+from core.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
+from core.model.spec import build_model
 from core.page import Page
+from core.policy import Gate
 from core.screenshot_mask import capture_masked
 from tests.helpers import index_of, load, open_page, page_eval
 from tests.site_server import FixtureSite
 
 BADGE_VIOLET = (116, 55, 218)  # the badge's violet over white
 BADGE_AMBER = (182, 89, 21)  # "your turn"
+OUTLINE = (255, 64, 160)  # the pending target's outline
 
 
 @pytest.fixture
@@ -148,4 +154,50 @@ async def test_the_hands_click_through_the_badge_and_pointer(
     assert await badge.pointer(x, y)
     result = await hands.click(index_of(snapshot, "Under"))
     assert result.ok, result.message
+    assert await page_eval(tab, "window.clicks") == 1
+
+
+class Watching:
+    """A supervisor that looks at the screen while it is asked, then approves."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.seen: list[Image.Image] = []
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.seen.append(await raw_shot(self.tab))
+        return ApprovalDecision("approved")
+
+    async def human(self, request: HumanRequest) -> HumanResponse:
+        return "resume"
+
+
+async def test_an_approval_outlines_its_target_while_it_waits(
+    browser: Browser, hands: Page, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"tool": "click", "target": "Under"}\n'
+        '{"tool": "finish", "input": {"success": true, "answer": "clicked"}}\n'
+    )
+    await open_page(hands, site, "/observe/badge.html")
+    supervisor = Watching(tab)
+    marks = Badge(browser)
+    agent = Agent(
+        config=AgentConfig(task="Press the button", max_rounds=3),
+        model=build_model(f"scripted:{plan}", base_url=None, env={}),
+        page=hands,
+        gate=Gate(mode="ask"),
+        supervisor=supervisor,
+        badge=marks,
+    )
+    try:
+        finished = await agent.run()
+    finally:
+        await marks.clear()
+    assert finished.outcome == "success"
+    (screen,) = supervisor.seen
+    box = await page_eval(tab, "document.querySelector('#under').getBoundingClientRect().toJSON()")
+    edge = screen.crop((box["left"] - 6, box["top"] - 6, box["left"], box["bottom"]))
+    assert any(near(c, OUTLINE) for _, c in edge.getcolors(maxcolors=1 << 16) or [])
     assert await page_eval(tab, "window.clicks") == 1

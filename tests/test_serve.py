@@ -38,19 +38,23 @@ _ESCAPE = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)
 class Served:
     """A running ``handrail serve`` and the URL it printed."""
 
-    def __init__(self, proc: subprocess.Popen[str], url: str) -> None:
+    def __init__(self, proc: subprocess.Popen[str], url: str, stderr: Path) -> None:
         self.proc = proc
         self.url = url
+        self.stderr = stderr
         self.origin = url.split("/?", 1)[0]
 
 
-@pytest.fixture
-def served(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
+@contextlib.contextmanager
+def serving(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
+    """``handrail serve`` of a run that clicks Send (after approval), until SIGINT."""
     plan = tmp_path / "plan.jsonl"
     plan.write_text(
         '{"tool": "click", "target": "Send", "reason": "send the note"}\n'
         '{"tool": "finish", "input": {"success": true, "answer": "sent"}}\n'
     )
+    stderr_path = tmp_path / "serve.stderr"
+    stderr = stderr_path.open("w")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -74,7 +78,7 @@ def served(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
         env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         start_new_session=True,
     )
@@ -82,8 +86,8 @@ def served(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         found = re.search(r"open (http://\S+)", line)
-        assert found, f"no URL printed: {line!r} {proc.stderr.read() if proc.stderr else ''}"
-        yield Served(proc, found.group(1))
+        assert found, f"no URL printed: {line!r} {stderr_path.read_text()}"
+        yield Served(proc, found.group(1), stderr_path)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -92,9 +96,23 @@ def served(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        stderr.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
+    """A server of our own: the test starts the run it serves."""
+    with serving(tmp_path, site) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def idle_server(tmp_path_factory: pytest.TempPathFactory, site: FixtureSite) -> Iterator[Served]:
+    """One server for the tests that are refused before any run starts."""
+    with serving(tmp_path_factory.mktemp("serve"), site) as server:
+        yield server
 
 
 def _status(url: str, headers: dict[str, str] | None = None) -> int:
@@ -140,7 +158,8 @@ def test_run_argv_drops_only_the_serve_options() -> None:
     assert run_argv(argv) == ["task", "--headless", "--", "--port"]
 
 
-def test_requests_without_the_token_are_refused(served: Served) -> None:
+def test_requests_without_the_token_are_refused(idle_server: Served) -> None:
+    served = idle_server
     assert _status(served.origin + "/") == 403
     assert _status(served.origin + "/static/js/textual.js") == 403
     assert _status(served.origin + "/?token=not-the-token") == 403
@@ -150,10 +169,14 @@ def test_requests_without_the_token_are_refused(served: Served) -> None:
     port = served.origin.rsplit(":", 1)[1]
     assert _status(served.url, {"Host": f"evil.example:{port}"}) == 403
     assert _status(served.url, {"Origin": "http://evil.example"}) == 403
+    # Another port of 127.0.0.1 is the same site, so its requests carry the cookie.
+    assert _status(served.url, {"Sec-Fetch-Site": "same-site"}) == 403
     assert token_query.startswith("token=")
 
 
-def test_the_token_becomes_an_httponly_strict_cookie(served: Served) -> None:
+def test_the_token_becomes_an_httponly_strict_cookie(idle_server: Served) -> None:
+    served = idle_server
+
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: object, **kw: object) -> None:
             return None
@@ -206,10 +229,33 @@ async def test_the_browser_shows_the_observatory_and_a_approves(
     assert approvals and approvals[0]["decision"] == "approved", approvals
 
 
-async def test_a_browser_without_the_token_gets_403(served: Served, tab: Tab) -> None:
+async def test_a_browser_without_the_token_gets_403(idle_server: Served, tab: Tab) -> None:
+    served = idle_server
     await tab.send("Network.enable")
     answered = tab.session.expect("Network.responseReceived")
     await load(tab, served.origin + "/", timeout=WAIT)
     response = (await answered)["response"]
     assert response["status"] == 403
     assert "open the URL handrail printed" in await page_eval(tab, "document.body.innerText")
+
+
+SOCKET_JS = """new Promise((done) => {
+  const ws = new WebSocket(%s);
+  ws.onopen = () => { ws.close(); done("opened"); };
+  ws.onerror = () => done("refused");
+})"""
+
+
+async def test_another_local_page_cannot_open_the_websocket(
+    served: Served, tab: Tab, site: FixtureSite
+) -> None:
+    # The person's browser holds the cookie; their tab then leaves (its session ends).
+    await load(tab, served.url, timeout=WAIT)
+    await load(tab, site.url("/observe/send.html"), timeout=WAIT)
+    # A page on another port of 127.0.0.1 (same site: the cookie goes along) tries.
+    socket_url = json.dumps(served.origin.replace("http:", "ws:") + "/ws?width=80&height=24")
+    assert await page_eval(tab, SOCKET_JS % socket_url) == "refused"
+    # Refused by the guard for its origin (not merely busy with the person's session).
+    assert f"refused GET /ws ({site.url('/').rstrip('/')}): requests from other" in (
+        served.stderr.read_text()
+    )

@@ -147,6 +147,7 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         token=token,
         title=f"handrail: {args.task}",
         loopback=is_loopback(args.host),
+        refused=lambda line: print(f"handrail serve: {line}", file=sys.stderr, flush=True),
     )
 
     def announce(url: str) -> None:

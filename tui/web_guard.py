@@ -43,17 +43,25 @@ def allowed_hosts(host: str, port: int, *, loopback: bool) -> frozenset[str] | N
     return frozenset(f"{name}:{port}" for name in names)
 
 
-def _forbidden(why: str) -> web.Response:
-    return web.Response(status=403, text=f"handrail serve: {why}\n", headers=SECURITY_HEADERS)
-
-
-def guard(token: str, hosts: Callable[[], frozenset[str] | None]) -> Middleware:
+def guard(
+    token: str,
+    hosts: Callable[[], frozenset[str] | None],
+    refused: Callable[[str], None] = lambda _line: None,
+) -> Middleware:
     """Middleware admitting only requests that carry ``token``. ``hosts()`` gives the Host
-    headers accepted (None: any); a callable because the port is known once bound."""
+    headers accepted (None: any); a callable because the port is known once bound.
+    ``refused(line)`` hears of each refusal (method, path without query, origin, why)."""
     expected = token.encode()
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        def _forbidden(why: str) -> web.Response:
+            origin = request.headers.get("Origin", "no origin")
+            refused(f"refused {request.method} {request.path} ({origin}): {why}")
+            return web.Response(
+                status=403, text=f"handrail serve: {why}\n", headers=SECURITY_HEADERS
+            )
+
         host = request.headers.get("Host", "")
         accepted = hosts()
         if accepted is not None and host not in accepted:
@@ -64,8 +72,10 @@ def guard(token: str, hosts: Callable[[], frozenset[str] | None]) -> Middleware:
             return _forbidden("requests from other sites are refused")
         if request.headers.get("Upgrade", "").lower() == "websocket" and origin is None:
             return _forbidden("a websocket must come from the page handrail serves")
-        if request.headers.get("Sec-Fetch-Site") == "cross-site":
-            return _forbidden("requests from other sites are refused")
+        # Another port of 127.0.0.1 is the same *site*: its requests would carry a
+        # SameSite=Strict cookie. Only our own pages and typed URLs ("none") get in.
+        if request.headers.get("Sec-Fetch-Site", "none") not in ("same-origin", "none"):
+            return _forbidden("requests from other pages are refused")
         given = request.query.get(TOKEN_PARAM)
         if given is not None and request.path == "/":
             if not hmac.compare_digest(given.encode(), expected):
@@ -90,9 +100,18 @@ class GuardedServer(Server):
     (each session is a run of its own)."""
 
     def __init__(
-        self, command: str, *, host: str, port: int, token: str, title: str, loopback: bool
+        self,
+        command: str,
+        *,
+        host: str,
+        port: int,
+        token: str,
+        title: str,
+        loopback: bool,
+        refused: Callable[[str], None] = lambda _line: None,
     ) -> None:
         super().__init__(command, host=host, port=port, title=title)
+        self._refused = refused
         self._token = token
         self._loopback = loopback
         self._hosts = allowed_hosts(host, port, loopback=loopback)
@@ -111,7 +130,7 @@ class GuardedServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
-        app.middlewares.insert(0, guard(self._token, lambda: self._hosts))
+        app.middlewares.insert(0, guard(self._token, lambda: self._hosts, self._refused))
         return app
 
     async def on_startup(self, app: web.Application) -> None:

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from core.audit.records import ApprovalRecord, ScreenshotRef
 
 RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
-Decision = Literal["approved", "denied", "edited", "auto", "not_needed"]
 HumanKind = Literal["password", "otp", "captcha", "payment", "ask_human", "dialog", "other"]
 
 

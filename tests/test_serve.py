@@ -28,7 +28,8 @@ from core.browser import Tab
 from core.cdp import JSON
 from tests.helpers import load, page_eval
 from tests.site_server import FixtureSite
-from tui.serve import run_argv
+from tui.cli import build_parser
+from tui.serve import bind_warning, run_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 90.0  # a run with its own Chromium, inside a served observatory, on a busy machine
@@ -156,6 +157,14 @@ class Screen:
 def test_run_argv_drops_only_the_serve_options() -> None:
     argv = ["serve", "--host", "127.0.0.2", "task", "--port=9", "--headless", "--", "--port"]
     assert run_argv(argv) == ["task", "--headless", "--", "--port"]
+
+
+def test_serve_listens_on_loopback_unless_told_and_warns_then() -> None:
+    args = build_parser().parse_args(["serve", "a task"])
+    assert (args.host, bind_warning(args.host)) == ("127.0.0.1", None)
+    assert bind_warning("localhost") is None and bind_warning("::1") is None
+    warning = bind_warning("0.0.0.0")
+    assert warning is not None and "approve its actions" in warning
 
 
 def test_requests_without_the_token_are_refused(idle_server: Served) -> None:

@@ -104,6 +104,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def bind_warning(host: str) -> str | None:
+    """What to tell the person who binds ``host`` (None for loopback)."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: listening on {host}, not loopback. Anyone who can reach this port and has "
+        "the URL can watch the run and approve its actions, and the connection is not encrypted."
+    )
+
+
 def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``handrail serve``: check the run's settings, then serve until Ctrl-C (exit 130)."""
     from tui.cli import EXIT_INTERRUPTED, EXIT_USAGE, settings_from_args
@@ -131,13 +141,9 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     except ConfigError as exc:
         print(f"handrail serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if not is_loopback(args.host):
-        print(
-            f"handrail serve: warning: listening on {args.host}, not loopback. Anyone who can "
-            "reach this port and has the URL can watch the run and approve its actions, and "
-            "the connection is not encrypted.",
-            file=sys.stderr,
-        )
+    warning = bind_warning(args.host)
+    if warning is not None:
+        print(f"handrail serve: {warning}", file=sys.stderr)
     command = shlex.join([sys.executable, "-m", "tui.cli", "run", *run_argv(argv)])
     token = secrets.token_urlsafe(24)
     server = GuardedServer(

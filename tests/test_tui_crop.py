@@ -134,3 +134,13 @@ async def test_approval_without_a_picture_says_why(tmp_path: Path) -> None:
         await pilot.pause()
         shown = app.screen.query_one("#approval-crop-missing")
         assert "frame from another site" in str(shown.render())
+
+
+def test_at_80_columns_the_crop_follows_the_facts(snap_compare: Any, tmp_path: Path) -> None:
+    async def run_before(pilot: Any) -> None:
+        await pilot.pause()
+        pilot.app.screen.query_one("#approval-body").scroll_end(animate=False)
+        await pilot.pause()
+
+    app = ApprovalOnly(send_button_crop(), tmp_path)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

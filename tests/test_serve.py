@@ -268,3 +268,21 @@ async def test_another_local_page_cannot_open_the_websocket(
     assert f"refused GET /ws ({site.url('/').rstrip('/')}): requests from other" in (
         served.stderr.read_text()
     )
+
+
+async def test_stopping_serve_during_an_approval_aborts_the_run_and_closes_its_log(
+    served: Served, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    await tab.send("Network.enable")
+    screen = Screen(tab)
+    try:
+        await load(tab, served.url, timeout=WAIT)
+        await screen.until(lambda t: "Approve round" in t, "the approval")
+    finally:
+        screen.close()
+    served.proc.send_signal(signal.SIGINT)
+    served.proc.wait(timeout=WAIT)
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert (last["type"], last["outcome"], last["exit_code"]) == ("run_end", "aborted", 130)
+    assert not site.posts("/observe/sent")

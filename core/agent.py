@@ -23,7 +23,7 @@ from anthropic.types import ToolParam
 
 from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply, tool_definitions
 from core.allowlist import DomainGuard
-from core.audit.records import ApprovalRecord
+from core.audit.records import ApprovalRecord, ScreenshotRef
 from core.badge import Badge
 from core.browser import BrowserError
 from core.cdp import CDPError
@@ -65,7 +65,7 @@ from core.policy import (
 )
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult
-from core.round_shots import RoundShots
+from core.round_shots import SENSITIVE_ON_SCREEN, RoundShots
 from core.secrets import Secrets, SecretsError, only_placeholders
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.target_view import crop_target
@@ -311,7 +311,7 @@ class Agent:
         lines += [f"Notice: {escape_page_text(notice)}" for notice in notices]
         observation = wrap(lines, snapshot.text)
         observation = self.secrets.mask_for_model(observation)
-        shot = await self.round_shots.take(n) if self.round_shots is not None else None
+        shot = await self._round_shot(n, snapshot)
         await self._mark(lambda badge: badge.driving())
         self.emit(
             Observed(
@@ -649,6 +649,15 @@ class Agent:
         if self._same_failures >= SAME_FAILURE_WARNING:
             what = f"{signature[0]} -> {(result.error or result.message)[:120]}"
             self._notes.append(REPEATED_FAILURE.format(n=self._same_failures, what=what))
+
+    async def _round_shot(self, n: int, snapshot: Snapshot) -> ScreenshotRef | None:
+        """The round's screenshot for the run folder, unless a password, one-time code or
+        card field is on screen: what the person typed there must not be kept in a file."""
+        if self.round_shots is None:
+            return None
+        if any(e.sensitive and e.in_viewport for e in snapshot.elements.values()):
+            return ScreenshotRef(missing=SENSITIVE_ON_SCREEN)
+        return await self.round_shots.take(n)
 
     async def _mark(self, how: Callable[[Badge], Awaitable[bool]]) -> None:
         """Update the in-page marks (headed runs only). Never while a JavaScript dialog is

@@ -25,6 +25,10 @@ MAX_BYTES = 150_000
 QUALITIES = (60, 35)
 """JPEG qualities tried in turn until the picture fits ``MAX_BYTES``."""
 FOLDER = "rounds"
+SENSITIVE_ON_SCREEN = (
+    "not kept: a password, one-time code or card field is on screen, and what is typed "
+    "there never goes into a file"
+)
 
 
 class RoundShots:

@@ -14,7 +14,7 @@ from PIL import Image
 
 from core.audit.records import ScreenshotRef
 from core.browser import Browser, Tab
-from core.round_shots import MAX_BYTES, MAX_WIDTH, RoundShots
+from core.round_shots import MAX_BYTES, MAX_WIDTH, SENSITIVE_ON_SCREEN, RoundShots
 from core.screenshot_mask import register
 from core.secrets import Secret, Secrets
 from core.session import RunSettings, run_session
@@ -148,4 +148,24 @@ async def test_no_screenshots_writes_no_pictures(tmp_path: Path, site: FixtureSi
     await run_session(settings, supervisor=Supervisor())
     rounds = round_records(tmp_path)
     assert rounds and all("screenshot" not in r for r in rounds)
+    assert not list((tmp_path / "logs").rglob("*.jpg"))
+
+
+async def test_no_picture_is_kept_while_a_password_field_is_on_screen(
+    tmp_path: Path, site: FixtureSite
+) -> None:
+    path = tmp_path / "plan.jsonl"
+    path.write_text('{"tool": "finish", "input": {"success": false, "answer": "stopped"}}\n')
+    settings = RunSettings(
+        task="Look at the sign-in page",
+        start_url=site.url("/agent/login.html"),
+        model_spec=f"scripted:{path}",
+        approve="none",
+        headless=True,
+        profile=tmp_path / "profile",
+        audit_dir=tmp_path / "logs",
+    )
+    await run_session(settings, supervisor=Supervisor())
+    (first,) = round_records(tmp_path)
+    assert first["screenshot"] == {"missing": SENSITIVE_ON_SCREEN}
     assert not list((tmp_path / "logs").rglob("*.jpg"))

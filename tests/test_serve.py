@@ -46,6 +46,11 @@ class Served:
         self.origin = url.split("/?", 1)[0]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_site(site: FixtureSite) -> None:
+    site.clear()  # what an earlier test's run sent is not this test's
+
+
 @contextlib.contextmanager
 def serving(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
     """``handrail serve`` of a run that clicks Send (after approval), until SIGINT."""

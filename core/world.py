@@ -44,6 +44,7 @@ from typing import Any
 
 from core.browser import Tab
 from core.cdp import JSON, CDPError, CDPSession, SessionClosed
+from core.sensitive import judge_source
 
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
@@ -193,7 +194,9 @@ def eyes_script() -> str:
     """The eyes' page script: core/eyes/*.js in :data:`EYES_PARTS` order inside one closure
     that defines ``globalThis.__handrail`` once per world (evaluating it again is a no-op)."""
     parts = [(_EYES_DIR / f"{name}.js").read_text(encoding="utf-8") for name in EYES_PARTS]
-    body = "\n".join(parts)
+    # The detectors judge fields with the hands' own function (core/sensitive.js).
+    judge = f"const judgeSensitive = {judge_source()};"
+    body = "\n".join([judge, *parts])
     return f'(() => {{\n"use strict";\nif (globalThis.__handrail) return;\n{body}\n}})();'
 
 

@@ -6,10 +6,13 @@ Real headless Chromium against the fixture pages in tests/site/snapshot/.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from core.browser import Tab
+from core.events import HumanNeeded, ModelReplied
+from core.sensitive import judge_source
 from core.snapshot import (
     ElementInfo,
     Snapshot,
@@ -27,8 +30,10 @@ from core.world import (
     world_call,
     world_eval,
 )
+from tests.fake_anthropic import FakeAnthropic
 from tests.helpers import load, page_eval
 from tests.site_server import FixtureSite
+from tests.test_hostile import run_hostile, type_into
 
 ELEMENT_LINE = re.compile(r"^\*?~?\[(\d+)\]<")
 
@@ -530,6 +535,59 @@ async def test_card_form_otp_and_captcha_are_signalled(tab: Tab, site: FixtureSi
     assert [f.name for f in snap.signals.otp_fields] == ["SMS code"]
     assert {c.kind for c in snap.signals.captchas} == {"recaptcha", "generic"}
     assert by_name(snap, "Card number").sensitive == "payment"
+
+
+# -- one judge with the hands (core/sensitive.js) ----------------------------------------
+
+
+async def test_fields_secret_only_by_their_words_or_shape_hand_over(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await load(tab, site.url("/judge/fields.html"))
+    snap = await take_snapshot(tab)
+    signals = snap.signals
+    assert sorted(f.name for f in signals.password_fields) == [
+        "Contraseña",
+        "Kennwort",
+        "Mot de passe",
+        "パスワード",
+    ]
+    assert len(signals.card_fields) == 4  # four boxes of four digits: a card number
+    assert len(signals.otp_fields) == 6  # six boxes of one: a one-time code
+    assert by_name(snap, "Ville").sensitive is None
+
+
+async def test_the_digest_and_the_dispatch_judge_agree_on_every_field(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await load(tab, site.url("/judge/fields.html"))
+    snap = await take_snapshot(tab)
+    fields = sorted(i for i, e in snap.elements.items() if e.editable)
+    verdicts = await world_call(
+        tab,
+        f"function (ids) {{ const judge = {judge_source()};"
+        " return ids.map((i) => (judge(globalThis.__handrail.element(i)) || {}).kind || null); }",
+        fields,
+    )
+    kinds = {"password": "password", "one-time code": "otp", "card": "payment", None: None}
+    assert [snap.elements[i].sensitive for i in fields] == [kinds[v] for v in verdicts]
+    assert len(fields) == 16 and verdicts.count(None) == 2
+
+
+async def test_a_french_password_field_of_type_text_hands_over_before_any_typing(
+    tmp_path: Path, site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url("/judge/fields.html"),
+        [type_into("Mot de passe", "hunter2-secret")],
+    )
+    humans = run.all(HumanNeeded)
+    assert humans and humans[0].request.kind == "password"
+    # Before the model was even asked: so before any type could be attempted.
+    replies = run.all(ModelReplied)
+    assert replies and run.position(humans[0]) < run.position(replies[0])
 
 
 async def test_plain_page_has_no_signals(tab: Tab, site: FixtureSite) -> None:

@@ -5,22 +5,25 @@
 const INSTR =
   /ignore (all |any |the )?(previous|prior|above|earlier)|disregard|instruction|system prompt|\bsystem\b|\bassistant\b|you must|new task|forget (all|everything|your)/i;
 
-const CARD =
-  /card.?num|cardnumber|credit.?card|\bcc.?(num|number|no)\b|\bcvc\b|\bcvv\b|\bcsc\b|security code|expir|exp.?date|\bmm\s*\/\s*yy|name on card|cardholder/i;
-const OTP =
-  /\botp\b|one.?time|\b2fa\b|two.?factor|verification code|auth(entication)? code|\btotp\b|passcode|sms code|\d.digit code/i;
-function sensitiveOf(el, tag, name) {
-  if (tag !== "INPUT" && tag !== "TEXTAREA") return null;
-  const type = (el.type || "").toLowerCase();
-  if (["checkbox", "radio", "submit", "button", "reset", "image", "file", "range", "color"].includes(type)) return null;
-  const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-  if (type === "password" || /current-password|new-password/.test(ac)) return "password";
-  if (/\bcc-/.test(ac)) return "payment";
-  if (/one-time-code/.test(ac)) return "otp";
-  const hay = [el.name, el.id, name, el.placeholder, el.getAttribute("aria-label")].join(" ");
-  if (CARD.test(hay)) return "payment";
-  if (OTP.test(hay)) return "otp";
-  return null;
+// Password, one-time-code and card fields: one judge with the hands (core/sensitive.js, its
+// words in core/sensitive.json, in six languages), bound by core/world.py as judgeSensitive,
+// so the digest hands over for exactly the fields the dispatch would refuse to type into.
+const SENSITIVE_KIND = { password: "password", "one-time code": "otp", card: "payment" };
+const NOT_TYPED = new Set([
+  "checkbox", "radio", "submit", "button", "reset", "image", "file", "range", "color", "hidden",
+]);
+const TYPED_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton"]);
+// The element's kind of secret ("password", "otp", "payment") when someone could type into
+// it (a text field, an editor, a role=textbox wrapper) and the judge says it is one.
+function sensitiveOf(el, tag) {
+  if (tag === "INPUT") {
+    if (NOT_TYPED.has((el.type || "").toLowerCase())) return null;
+  } else if (tag !== "TEXTAREA" && !el.isContentEditable) {
+    const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+    if (!TYPED_ROLES.has(role)) return null;
+  }
+  const found = judgeSensitive(el);
+  return found ? SENSITIVE_KIND[found.kind] || "password" : null;
 }
 const CAPTCHA_SRC = [
   [/google\.com\/recaptcha|recaptcha\.net|gstatic\.com\/recaptcha/i, "recaptcha"],

@@ -134,7 +134,7 @@ function walkDocument(opts) {
   function countOne(x) {
     farSeen.set(x, snapNo);
     if (x.tagName === "INPUT" && (x.type === "password" || /password|one-time-code|cc-/.test(x.getAttribute("autocomplete") || ""))) {
-      const kind = sensitiveOf(x, "INPUT", "");
+      const kind = sensitiveOf(x, "INPUT");
       if (kind) signalField(kind, x, indexOf(x), x.name || "", null, false);
     }
   }
@@ -542,7 +542,7 @@ function walkDocument(opts) {
     rec.submits = !!submits;
     const ac = el.getAttribute("autocomplete");
     if (ac) rec.autocomplete = ac;
-    rec.sensitive = sensitiveOf(el, tag, name);
+    rec.sensitive = sensitiveOf(el, tag);
     if (tag === "INPUT" && (type === "checkbox" || type === "radio")) {
       if (el.checked) a.checked = "";
       if (el.indeterminate) a.checked = "mixed";

@@ -50,8 +50,8 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from core.browser import Browser, Tab
@@ -60,15 +60,15 @@ from core.targets import ChildTargets
 from core.world import (
     FrameRoute,
     FrameWorld,
+    RootAudit,
     WorldError,
-    adopt_closed_roots,
     element_object_id,
+    find_closed_roots,
     frame_context,
     frame_eval,
     frame_world,
     is_lost_context,
     known_frame_id,
-    main_context,
     note_index_high_water,
     remember_frame_id,
     set_frame_routes,
@@ -377,31 +377,37 @@ def _signals(raw: Mapping[str, Any]) -> PageSignals:
     )
 
 
-_MAX_ROOT_ROUNDS = 4
-"""Closed roots nest: each round finds the hosts inside the roots the previous one opened."""
+class _Audits:
+    """One closed-root audit (core.world.find_closed_roots) per renderer session and digest,
+    run before the first walk in that session's documents; frames that share a session
+    share it."""
 
+    def __init__(self, tab: Tab, timeout: float) -> None:
+        self.tab = tab
+        self.timeout = timeout
+        self.done: dict[str, asyncio.Task[RootAudit | str]] = {}
 
-async def _walk_with_roots(
-    evaluate: Callable[[str], Awaitable[Any]],
-    session: CDPSession,
-    context: Callable[[], Awaitable[int]],
-    function: str,
-    js_opts: dict[str, Any],
-    timeout: float,
-) -> Any:
-    """Run ``__handrail.<function>(js_opts)``; while the walk reports hosts that may hold
-    closed shadow roots, fetch those roots (core.world.adopt_closed_roots) and walk again."""
-    expression = f"globalThis.__handrail.{function}({json.dumps(js_opts)})"
-    raw = await evaluate(expression)
-    for _ in range(_MAX_ROOT_ROUNDS):
-        if not (isinstance(raw, dict) and "hosts" in raw):
-            return raw
-        await adopt_closed_roots(session, await context(), timeout=timeout)
-        raw = await evaluate(expression)
-    if isinstance(raw, dict) and "hosts" in raw:
-        last = {**js_opts, "noHostCheck": True}
-        raw = await evaluate(f"globalThis.__handrail.{function}({json.dumps(last)})")
-    return raw
+    async def run(self, session: CDPSession) -> None:
+        task = self.done.get(session.session_id)
+        if task is None:
+            task = self.done[session.session_id] = asyncio.ensure_future(self._audit(session))
+        await task
+
+    async def _audit(self, session: CDPSession) -> RootAudit | str:
+        try:
+            return await find_closed_roots(self.tab, session, timeout=self.timeout)
+        except (CDPError, WorldError) as exc:
+            # The walk that follows meets the same trouble and reports it; the digest must
+            # not fail for the audit alone, and the stats say it did not run.
+            return f"failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+
+    def stats(self) -> list[Any]:
+        out: list[Any] = []
+        for task in self.done.values():
+            if task.done() and not task.cancelled():
+                got = task.result()
+                out.append(got if isinstance(got, str) else asdict(got))
+        return out
 
 
 _Refs = dict[str, tuple[FrameWorld, FrameWorld | None, int]]
@@ -417,11 +423,12 @@ async def _read_slots(
     js_opts: dict[str, Any],
     depth: int,
     refs: _Refs,
+    audits: _Audits,
 ) -> dict[str, Any]:
     """Each slot's frame read through CDP, by slot number (the frames' processes work in
     parallel)."""
     read = await asyncio.gather(
-        *(_read_frame(tab, slot, parent, opts, js_opts, depth, refs) for slot in slots)
+        *(_read_frame(tab, slot, parent, opts, js_opts, depth, refs, audits) for slot in slots)
     )
     return {str(slot["slot"]): got for slot, got in zip(slots, read, strict=True)}
 
@@ -434,6 +441,7 @@ async def _read_frame(
     js_opts: dict[str, Any],
     depth: int,
     refs: _Refs,
+    audits: _Audits,
 ) -> dict[str, Any]:
     """One cross-origin frame: our world in it, the same walk with top-level geometry, and
     the frames inside it. Never raises for the frame's sake: a frame that cannot be read is
@@ -469,13 +477,21 @@ async def _read_frame(
         # Looked up each time: a frame that moved to another process has a new session.
         owner = _child_session(tab, frame_id) or session
         world = frame_world(tab, owner, frame_id)
-        if world.context_id is None:
+        if world.context_id is None or not world.load_checked:
             # A document we have not read yet: did it load at all?
             failed = await _not_loaded(owner, frame_id, opts)
             if failed is not None:
                 return failed
         try:
-            raw = await _frame_walk(world, frame_opts, opts)
+            await frame_context(world, timeout=opts.timeout)
+            world.load_checked = True
+            await audits.run(owner)
+            raw = await frame_eval(
+                world,
+                f"globalThis.__handrail.frameWalk({json.dumps(frame_opts)})",
+                timeout=opts.timeout,
+                retry=False,
+            )
             break
         except (WorldError, CDPError) as exc:
             if attempt == 0 and (is_lost_context(exc) or isinstance(exc, SessionClosed)):
@@ -488,7 +504,7 @@ async def _read_frame(
     refs[world.key] = (world, parent, int(slot["index"]))
     if raw.get("slots"):
         raw["children"] = await _read_slots(
-            tab, raw["slots"], world, opts, js_opts, depth + 1, refs
+            tab, raw["slots"], world, opts, js_opts, depth + 1, refs, audits
         )
     return raw
 
@@ -513,17 +529,6 @@ def _routes(elements: Mapping[int, ElementInfo], refs: _Refs) -> dict[int, Frame
             world=world, key=element.frame_key, local=element.local_index, hops=tuple(hops)
         )
     return routes
-
-
-async def _frame_walk(world: FrameWorld, frame_opts: dict[str, Any], opts: SnapshotOptions) -> Any:
-    return await _walk_with_roots(
-        lambda expression: frame_eval(world, expression, timeout=opts.timeout, retry=False),
-        world.session,
-        lambda: frame_context(world, timeout=opts.timeout),
-        "frameWalk",
-        frame_opts,
-        opts.timeout,
-    )
 
 
 async def _not_loaded(
@@ -631,17 +636,14 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         "includeText": opts.include_text,
     }
     refs: _Refs = {}
-    raw = await _walk_with_roots(
-        lambda expression: world_eval(tab, expression, timeout=opts.timeout),
-        tab.session,
-        lambda: main_context(tab, timeout=opts.timeout),
-        "snapshot",
-        js_opts,
-        opts.timeout,
+    audits = _Audits(tab, opts.timeout)
+    await audits.run(tab.session)
+    raw = await world_eval(
+        tab, f"globalThis.__handrail.snapshot({json.dumps(js_opts)})", timeout=opts.timeout
     )
     if isinstance(raw, dict) and "slots" in raw:
         # Cross-origin frames: read each through CDP, then let the top world merge them.
-        tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1, refs)
+        tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1, refs, audits)
         raw = await world_eval(
             tab,
             f"globalThis.__handrail.finish({json.dumps(tree)}, {json.dumps(js_opts)})",
@@ -654,6 +656,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     set_frame_routes(tab, _routes(elements, refs))
     stats = dict(raw.get("stats") or {})
     stats["roundtrip_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    stats["roots"] = audits.stats()
     scroll = tuple(float(v) for v in raw["scroll"])
     return Snapshot(
         url=str(raw["url"]),

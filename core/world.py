@@ -28,7 +28,7 @@ frame's own session: the tab's for an in-process frame, the child target's for a
 out-of-process one). Their indexes are local; the main world maps them onto the tab's
 counter, and :class:`FrameRoute` tells the hands how to reach them. A frame world is never
 silently recreated under an old route: a frame that changed document makes its elements
-stale. Closed shadow roots are handed to a world by :func:`adopt_closed_roots`.
+stale. Closed shadow roots are handed to our worlds by :func:`find_closed_roots`.
 """
 
 from __future__ import annotations
@@ -116,6 +116,8 @@ class FrameWorld:
     context_id: int | None = None
     generation: int = 0
     """Bumped when the world is recreated (the frame loaded a new document)."""
+    load_checked: bool = False
+    """The digest checked that this document is the frame's own, not an error page."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -267,6 +269,7 @@ async def frame_context(frame: FrameWorld, *, timeout: float = 10.0) -> int:
         if frame.context_id is None:
             frame.context_id = await _install(frame.session, frame.frame_id, 1, timeout)
             frame.generation += 1
+            frame.load_checked = False
         return frame.context_id
 
 
@@ -438,84 +441,228 @@ async def frame_origin(
     return dx, dy
 
 
-async def adopt_closed_roots(session: CDPSession, context_id: int, *, timeout: float = 10.0) -> int:
-    """Hand the closed shadow roots of the candidate hosts the last walk found (see
-    core/eyes/registry.js) to our world in ``context_id``; returns how many were found.
+ELEMENTS_QUERY = ":not(hr-none)"
+"""The CSS selector that counts every element in ``DOM.performSearch``. Its text is also
+searched for as plain text (a text node that contains it is counted too, which can only make
+the count larger and so cost a deeper look, never hide anything): ``*`` would also count every
+"Name *" of a form."""
 
-    The page cannot see this: ``DOM.describeNode`` (with ``pierce``) reads the host's roots
-    in the browser, ``DOM.resolveNode`` makes a wrapper of the root in our world only, and
-    neither enables the DOM domain (no document is pushed, no DOM events follow)."""
-    group = "handrail-hosts"
+
+@dataclass(frozen=True)
+class RootAudit:
+    """What :func:`find_closed_roots` found in one renderer session's documents."""
+
+    elements: int
+    """Elements CDP counted in the session's documents (shadow roots of any mode included)."""
+    reached: int
+    """Elements our worlds on that session reach (documents, open and adopted roots, frames)."""
+    adopted: int
+    """Closed roots newly handed to our worlds (0 when the counts agreed)."""
+    pierced: bool
+    """The counts differed, so the whole DOM tree was read to find what hid the rest."""
+    ms: float
+
+
+async def find_closed_roots(
+    tab: Tab, session: CDPSession | None = None, *, timeout: float = 10.0
+) -> RootAudit:
+    """Make every closed shadow root in the documents of ``session`` (default: the tab's own;
+    else a child session of an out-of-process frame) known to our world of the frame that
+    holds it, so the digest, the detectors, the hands (and anyone masking text) read it like
+    an open root (``rootOf(el)`` / ``el.shadowRoot`` in our worlds).
+
+    Sound, not a guess: ``DOM.performSearch`` counts the elements of all the session's
+    documents, closed roots included, and our worlds count what they reach (``reach()`` in
+    core/eyes/registry.js). Only when the two differ is the whole tree read
+    (``DOM.getDocument`` with ``pierce``, slow on huge pages), every closed root resolved
+    into the world of its frame (created for a cross-origin frame that has none yet) and
+    adopted there. The page sees nothing: our worlds are isolated, the search is discarded
+    and the DOM domain (enabled by ``DOM.getDocument``) is disabled again, so it pushes no
+    events afterwards. Raises ``core.cdp`` errors when the tab does not answer."""
+    started = asyncio.get_running_loop().time()
+    session = session or tab.session
+    worlds = await _session_contexts(tab, session, timeout)
+    contexts = list(worlds.values())
     try:
-        listed = await session.send(
-            "Runtime.evaluate",
-            {
-                "expression": "globalThis.__handrail.takeHosts()",
-                "contextId": context_id,
-                "returnByValue": False,
-                "objectGroup": group,
-            },
-            timeout=timeout,
+        counted, reached = await asyncio.gather(
+            _count_elements(session, timeout), _reached(session, contexts, True, timeout)
         )
-        array_id = listed.get("result", {}).get("objectId")
-        if not array_id:
-            return 0
-        props = await session.send(
-            "Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, timeout=timeout
+        if counted != reached:
+            # Shadow roots somewhere: count what our worlds reach through the ones they know.
+            reached = await _reached(session, contexts, False, timeout)
+        pierced = counted != reached
+        adopted = await _adopt_from_tree(tab, session, worlds, timeout) if pierced else 0
+    finally:
+        with contextlib.suppress(CDPError):
+            await session.send("DOM.disable", timeout=timeout)
+    ms = (asyncio.get_running_loop().time() - started) * 1000
+    return RootAudit(counted, reached, adopted, pierced, round(ms, 1))
+
+
+async def _session_contexts(tab: Tab, session: CDPSession, timeout: float) -> dict[str, int]:
+    """Frame id -> our world's context in that frame, for the worlds on ``session``."""
+    out: dict[str, int] = {}
+    if session is tab.session:
+        ctx = await main_context(tab, timeout=timeout)
+        frame_id = _state(tab).main_frame_id
+        if frame_id:
+            out[frame_id] = ctx
+    for (session_id, frame_id), frame in list(_state(tab).frames.items()):
+        if session_id == session.session_id and frame.context_id is not None:
+            out[frame_id] = frame.context_id
+    return out
+
+
+async def _count_elements(session: CDPSession, timeout: float) -> int:
+    await session.send("DOM.getDocument", {"depth": 0}, timeout=timeout)
+    found = await session.send(
+        "DOM.performSearch",
+        {"query": ELEMENTS_QUERY, "includeUserAgentShadowDOM": False},
+        timeout=timeout,
+    )
+    with contextlib.suppress(CDPError):
+        await session.send(
+            "DOM.discardSearchResults", {"searchId": found["searchId"]}, timeout=timeout
         )
-        hosts = [
-            str(p["value"]["objectId"])
-            for p in props.get("result", [])
-            if str(p.get("name", "")).isdigit() and p.get("value", {}).get("objectId")
-        ]
-        described = await asyncio.gather(
-            *(
-                session.send(
-                    "DOM.describeNode",
-                    {"objectId": h, "depth": 0, "pierce": True},
-                    timeout=timeout,
-                )
-                for h in hosts
-            ),
-            return_exceptions=True,
-        )
-        found: list[tuple[str, int]] = []
-        for host, node in zip(hosts, described, strict=True):
-            if isinstance(node, BaseException):
-                continue
-            for root in node.get("node", {}).get("shadowRoots") or []:
-                if root.get("shadowRootType") == "closed":
-                    found.append((host, int(root["backendNodeId"])))
-        if not found:
-            return 0
-        resolved = await asyncio.gather(
-            *(
-                session.send(
-                    "DOM.resolveNode",
-                    {"backendNodeId": b, "executionContextId": context_id, "objectGroup": group},
-                    timeout=timeout,
-                )
-                for _, b in found
-            ),
-            return_exceptions=True,
-        )
-        args: list[JSON] = []
-        for (host, _), root in zip(found, resolved, strict=True):
-            root_id = None if isinstance(root, BaseException) else root["object"].get("objectId")
-            if root_id:
-                args += [{"objectId": host}, {"objectId": root_id}]
-        if args:
-            await session.send(
-                "Runtime.callFunctionOn",
+    return int(found["resultCount"])
+
+
+async def _reached(
+    session: CDPSession, contexts: list[int], light_only: bool, timeout: float
+) -> int:
+    total = 0
+    for ctx in contexts:
+        try:
+            result = await session.send(
+                "Runtime.evaluate",
                 {
-                    "functionDeclaration": "function (...p) { return globalThis.__handrail.adoptRoots(...p); }",
-                    "executionContextId": context_id,
-                    "arguments": args,
+                    "expression": f"globalThis.__handrail.reach({json.dumps(light_only)})",
+                    "contextId": ctx,
                     "returnByValue": True,
                 },
                 timeout=timeout,
             )
-        return len(args) // 2
+        except CDPError as exc:
+            if is_lost_context(exc):
+                continue  # that frame's document is gone: it counts for nothing
+            raise
+        if "exceptionDetails" not in result:
+            total += int(result.get("result", {}).get("value") or 0)
+    return total
+
+
+async def _adopt_from_tree(
+    tab: Tab, session: CDPSession, worlds: dict[str, int], timeout: float
+) -> int:
+    """Read the session's whole DOM tree and adopt each closed root into the world of the
+    frame holding it; a frame our worlds cannot reach gets a world of its own (so its
+    elements count from the next audit on). Returns how many roots were new."""
+    tree = await session.send("DOM.getDocument", {"depth": -1, "pierce": True}, timeout=timeout)
+    root = tree["root"]
+    first = root.get("frameId") or next(iter(worlds), None)
+    pairs: dict[int, list[tuple[int, int]]] = {}
+    # (node, frame id, context of the world that reads this document)
+    stack: list[tuple[JSON, str | None, int | None]] = [
+        (root, first, worlds.get(first) if first else None)
+    ]
+    while stack:
+        node, frame_id, ctx = stack.pop()
+        for shadow in node.get("shadowRoots") or []:
+            if shadow.get("shadowRootType") == "closed" and ctx is not None:
+                pairs.setdefault(ctx, []).append(
+                    (int(node["backendNodeId"]), int(shadow["backendNodeId"]))
+                )
+            stack.append((shadow, frame_id, ctx))
+        for child in node.get("children") or []:
+            stack.append((child, frame_id, ctx))
+        inner = node.get("contentDocument")
+        if inner is not None:
+            inner_frame = str(node.get("frameId") or "")
+            inner_ctx = worlds.get(inner_frame)
+            if inner_ctx is None:
+                inner_ctx = await _reader_of(tab, session, node, inner_frame, ctx, timeout)
+            stack.append((inner, inner_frame, inner_ctx))
+    fresh = 0
+    for ctx, found in pairs.items():
+        fresh += await _adopt(session, ctx, found, timeout)
+    return fresh
+
+
+async def _reader_of(
+    tab: Tab, session: CDPSession, owner: JSON, frame_id: str, parent: int | None, timeout: float
+) -> int | None:
+    """The context of our world that can read the document of the frame ``owner`` (an iframe
+    element) shows: the parent's world when the frame is same-origin with it (it can open
+    ``contentDocument``), else a world of the frame's own (created here)."""
+    if parent is not None:
+        with contextlib.suppress(CDPError):
+            element = await session.send(
+                "DOM.resolveNode",
+                {"backendNodeId": int(owner["backendNodeId"]), "executionContextId": parent},
+                timeout=timeout,
+            )
+            object_id = element.get("object", {}).get("objectId")
+            if object_id:
+                opened = await session.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "functionDeclaration": "function () { return !!this.contentDocument; }",
+                        "objectId": object_id,
+                        "returnByValue": True,
+                    },
+                    timeout=timeout,
+                )
+                await session.send("Runtime.releaseObject", {"objectId": object_id})
+                if opened.get("result", {}).get("value") is True:
+                    return parent
+    if not frame_id:
+        return None
+    try:
+        return await frame_context(frame_world(tab, session, frame_id), timeout=timeout)
+    except (CDPError, WorldError):
+        return None
+
+
+async def _adopt(
+    session: CDPSession, ctx: int, pairs: list[tuple[int, int]], timeout: float
+) -> int:
+    group = "handrail-roots"
+    try:
+        resolved = await asyncio.gather(
+            *(
+                session.send(
+                    "DOM.resolveNode",
+                    {"backendNodeId": b, "executionContextId": ctx, "objectGroup": group},
+                    timeout=timeout,
+                )
+                for pair in pairs
+                for b in pair
+            ),
+            return_exceptions=True,
+        )
+        args: list[JSON] = []
+        for k in range(0, len(resolved), 2):
+            host, shadow = resolved[k], resolved[k + 1]
+            if isinstance(host, BaseException) or isinstance(shadow, BaseException):
+                continue
+            host_id, root_id = host["object"].get("objectId"), shadow["object"].get("objectId")
+            if host_id and root_id:
+                args += [{"objectId": host_id}, {"objectId": root_id}]
+        if not args:
+            return 0
+        result = await session.send(
+            "Runtime.callFunctionOn",
+            {
+                "functionDeclaration": (
+                    "function (...p) { return globalThis.__handrail.adoptRoots(...p); }"
+                ),
+                "executionContextId": ctx,
+                "arguments": args,
+                "returnByValue": True,
+            },
+            timeout=timeout,
+        )
+        return int(result.get("result", {}).get("value") or 0)
     finally:
         with contextlib.suppress(CDPError):
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)

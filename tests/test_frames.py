@@ -92,6 +92,107 @@ async def test_a_button_in_a_closed_root_is_clicked_and_its_handler_runs(
     )
 
 
+# Closed roots where no guess about "likely hosts" looks (tests/site/closed/roots.html): each
+# case hides a password field and a button whose handler tells the server.
+HIDDEN_ROOTS = ["light-child", "body", "zero-size", "nested", "declarative"]
+
+
+def roots_page(site: FixtureSite, case: str) -> str:
+    return site.url("/closed/roots.html") + f"?case={case}"
+
+
+def framed_roots(site: FixtureSite, frame_site: FixtureSite, case: str) -> str:
+    inner = quote(roots_page(frame_site, case), safe="")
+    return site.url("/closed/frame.html") + f"?name=Partner+sign-in&src={inner}"
+
+
+@pytest.mark.parametrize("case", HIDDEN_ROOTS)
+async def test_a_password_field_in_a_hidden_closed_root_hands_over(
+    page: Page, site: FixtureSite, case: str
+) -> None:
+    snap = await observe(page, roots_page(site, case))
+    [field] = snap.signals.password_fields
+    assert (field.where, field.name) == ("shadow root", "Password"), snap.text
+    assert snap.elements[field.index].sensitive == "password"
+
+
+@pytest.mark.parametrize("case", HIDDEN_ROOTS)
+async def test_a_button_in_a_hidden_closed_root_is_clicked_and_its_handler_runs(
+    page: Page, tab: Tab, site: FixtureSite, case: str
+) -> None:
+    site.clear()
+    snap = await observe(page, roots_page(site, case))
+    result = await page.click(index_of(snap, f"Sign in ({case})"))
+    assert result.ok, result.message
+    assert await page_eval(tab, "document.getElementById('clicked').textContent") == (
+        f"clicked {case}"
+    )
+    await site.until(lambda got: any(r.path == "/closed/clicked" for r in got))
+
+
+async def test_a_closed_root_attached_after_a_digest_is_read_by_the_next(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    first = await observe(page, roots_page(site, "late"))
+    assert not first.signals.password_fields
+    await page_eval(tab, "window.attachLater()")
+    snap, _ = await page.observe()
+    assert [f.name for f in snap.signals.password_fields] == ["Password"], snap.text
+    assert index_of(snap, "Sign in (late)") in snap.elements
+
+
+async def test_a_password_field_in_a_closed_root_far_below_the_viewport_hands_over(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await observe(page, roots_page(site, "far"))
+    assert "Sign in (far)" not in snap.text  # beyond the listing margin: counted, not listed
+    assert [(f.name, f.where) for f in snap.signals.password_fields] == [
+        ("Password", "shadow root")
+    ]
+
+
+async def test_a_closed_root_in_a_same_origin_frame_hands_over(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await observe(page, framed_roots(site, site, "light-child"))
+    [field] = snap.signals.password_fields
+    assert snap.elements[field.index].sensitive == "password", snap.text
+
+
+async def test_a_button_in_a_closed_root_of_a_cross_origin_frame_reaches_its_handler(
+    page: Page, site: FixtureSite, other_site: FixtureSite
+) -> None:
+    # other_site: another origin of the same site, so the frame shares the tab's process.
+    other_site.clear()
+    snap = await observe(page, framed_roots(site, other_site, "zero-size"))
+    assert [f.name for f in snap.signals.password_fields] == ["Password"], snap.text
+    result = await page.click(index_of(snap, "Sign in (zero-size)"))
+    assert result.ok, result.message
+    await other_site.until(
+        lambda got: any(
+            r.query.get("case") == ["zero-size"] for r in got if r.path == "/closed/clicked"
+        )
+    )
+
+
+async def test_reading_closed_roots_leaves_no_dom_events_behind(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # The count that finds closed roots enables CDP's DOM domain (and here reads the whole
+    # tree): it must be disabled again, or every later change of the page is pushed to us.
+    await observe(page, roots_page(site, "light-child"))
+    pushed: list[str] = []
+    for event in ("DOM.childNodeInserted", "DOM.childNodeCountUpdated", "DOM.attributeModified"):
+        tab.session.on(event, lambda _p, e=event: pushed.append(e))
+    await page_eval(
+        tab,
+        "document.getElementById('host').append(document.createElement('i'));"
+        "document.getElementById('host').setAttribute('data-x', '1'); true",
+    )
+    await page_eval(tab, "new Promise((r) => requestAnimationFrame(() => r(true)))")
+    assert pushed == []
+
+
 # -- cross-origin frames in the digest ---------------------------------------------------
 
 
@@ -310,6 +411,18 @@ async def oop_page(eyes_browser: Browser, oop_tab: Tab) -> AsyncIterator[Page]:
     hands = Page(eyes_browser, action_timeout=15)
     yield hands
     hands.close()
+
+
+async def test_a_closed_root_in_an_out_of_process_frame_hands_over_and_its_button_works(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    second_site.clear()
+    snap = await observe(oop_page, framed_roots(site, second_site, "nested"))
+    [field] = snap.signals.password_fields
+    assert field.where == f"a shadow root in {header('Partner sign-in', second_site)[:-1]}"
+    result = await oop_page.click(index_of(snap, "Sign in (nested)"))
+    assert result.ok, result.message
+    await second_site.until(lambda got: any(r.path == "/closed/clicked" for r in got))
 
 
 async def test_a_click_inside_an_out_of_process_frame_reaches_its_handler(

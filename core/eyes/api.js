@@ -4,12 +4,6 @@
 // invisible to the page (the script runs in our isolated world).
 function snapshot(opts) {
   const w = walk(opts);
-  if (w.hosts.length && !opts.noHostCheck) {
-    // Ask core/snapshot.py to look for closed roots first; this walk does not count.
-    hostsToCheck = w.hosts;
-    snapNo--;
-    return { hosts: w.hosts.length };
-  }
   if (w.slots.length) {
     // Cross-origin frames: core/snapshot.py reads them and calls finish().
     pendingWalk = w;
@@ -72,8 +66,8 @@ Object.defineProperty(globalThis, "__handrail", {
     frameWalk,
     finish,
     accessibleName: (el) => accessibleName(el),
-    takeHosts,
     adoptRoots,
+    reach,
     get next() {
       return next;
     },

@@ -20,11 +20,6 @@ let pendingWalk = null; // the top walk waiting for its frames
 // passes (opts.frame), as lines and facts, not yet serialised.
 function frameWalk(opts) {
   const w = walk(opts);
-  if (w.hosts.length && !opts.noHostCheck) {
-    hostsToCheck = w.hosts;
-    snapNo--;
-    return { hosts: w.hosts.length };
-  }
   seenUpTo = next;
   return {
     url: location.href,

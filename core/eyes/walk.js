@@ -80,7 +80,7 @@ function walkDocument(opts) {
   const frames = [];
   const slots = []; // frames to be read through CDP (see frameOf and farFrame)
   let farFrames = 0;
-  const hosts = []; // elements that may hold a closed shadow root we have not asked about
+  const rootsWalked = new Set(); // shadow roots this walk entered
   const signals = { password: [], otp: [], payment: [], captcha: [], paymentFrames: [] };
   const beyond = { aboveEl: 0, belowEl: 0, aboveText: 0, belowText: 0 };
   let hidden = 0;
@@ -131,11 +131,11 @@ function walkDocument(opts) {
 
   // Subtrees entirely outside the listing margin are counted, not described. Elements
   // counted are remembered, so scrolling to them later does not mark them new.
-  function countOne(x) {
+  function countOne(x, c) {
     farSeen.set(x, snapNo);
     if (x.tagName === "INPUT" && (x.type === "password" || /password|one-time-code|cc-/.test(x.getAttribute("autocomplete") || ""))) {
       const kind = sensitiveOf(x, "INPUT");
-      if (kind) signalField(kind, x, indexOf(x), x.name || "", null, false);
+      if (kind) signalField(kind, x, indexOf(x), accessibleName(x), c.frame, c.shadow);
     }
   }
 
@@ -150,14 +150,14 @@ function walkDocument(opts) {
     }
   }
 
-  function countBeyond(el, above) {
+  function countBeyond(el, above, c) {
     let n = 0;
     if (el.matches(SELECTOR)) {
-      countOne(el);
+      countOne(el, c);
       n++;
     }
     for (const x of el.querySelectorAll(SELECTOR)) {
-      countOne(x);
+      countOne(x, c);
       n++;
     }
     addBeyond(above, n, (el.textContent || "").length);
@@ -192,7 +192,7 @@ function walkDocument(opts) {
     });
   }
 
-  function countRun(parent, first) {
+  function countRun(parent, first, c) {
     // `first` and every later sibling (rows of a table or list below the margin): one
     // query on the parent, then a binary search for where `first` starts.
     const list = parent.querySelectorAll(SELECTOR);
@@ -204,7 +204,7 @@ function walkDocument(opts) {
       if (x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING) hi = mid;
       else lo = mid + 1;
     }
-    for (let k = lo; k < list.length; k++) countOne(list[k]);
+    for (let k = lo; k < list.length; k++) countOne(list[k], c);
     const range = first.ownerDocument.createRange();
     range.setStartBefore(first);
     range.setEndAfter(parent.lastChild);
@@ -242,7 +242,7 @@ function walkDocument(opts) {
       if (t === 1) {
         // In a table or list, once a row lies far below, so do all the rows after it.
         if (visit(n, c) === FAR_BELOW && rows) {
-          if (n.nextElementSibling) countRun(parent, n.nextElementSibling);
+          if (n.nextElementSibling) countRun(parent, n.nextElementSibling, c);
           return;
         }
       } else if (t === 3) text(n, c);
@@ -349,7 +349,7 @@ function walkDocument(opts) {
       above = y + h <= 0;
       far = dy > marginV * VH || dx > marginV * VW;
       if (far && selfVisible && !isRoot && pos !== "fixed" && pos !== "sticky" && !c.name && !rootOf(el)) {
-        return countBeyond(el, above);
+        return countBeyond(el, above, c);
       }
     }
     if (st.visibility !== "visible") selfVisible = false;
@@ -421,7 +421,7 @@ function walkDocument(opts) {
       }
       if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO" || tag === "AUDIO" || tag === "OBJECT" || tag === "EMBED") return;
       const root = rootOf(el);
-      if (!root && c.doc === document) maybeHost(el, tag, w >= 1 && h >= 1, hosts);
+      if (root) rootsWalked.add(root);
       walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
     }
     if (block) {
@@ -501,7 +501,7 @@ function walkDocument(opts) {
       cc.fold = true;
       cc.inInteractive = true;
       const root = rootOf(el);
-      if (!root && c.doc === document) maybeHost(el, tag, w >= 1 && h >= 1, hosts);
+      if (root) rootsWalked.add(root);
       walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
     }
     const content = parts ? clean(parts.join("")) : "";
@@ -705,6 +705,17 @@ function walkDocument(opts) {
   flush();
   countComments(doc);
 
+  // Shadow roots the walk did not enter (beyond the listing margin, or under an element it
+  // only counted): their sensitive fields still hand over, like the light DOM's far fields.
+  for (const root of knownRoots) {
+    if (rootsWalked.has(root) || !root.host || !root.host.isConnected) continue;
+    for (const x of root.querySelectorAll("input, textarea, [contenteditable], [role]")) {
+      if (x.checkVisibility && !x.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+      const kind = sensitiveOf(x, x.tagName);
+      if (kind) signalField(kind, x, indexOf(x), accessibleName(x), null, true);
+    }
+  }
+
   // Widgets announced by class, visible ones only.
   for (const [sel, kind] of CAPTCHA_CLASS) {
     for (const el of doc.querySelectorAll(sel)) {
@@ -717,7 +728,7 @@ function walkDocument(opts) {
   const tWalk = performance.now();
 
   return {
-    t0, tWalk, lines, frames, hosts, slots, firstOfDoc, newFrom, signals, beyond, hidden, visited, interactiveSeen,
+    t0, tWalk, lines, frames, slots, firstOfDoc, newFrom, signals, beyond, hidden, visited, interactiveSeen,
     scroll: [sx, sy, scrollEl.scrollWidth, scrollEl.scrollHeight, VW, VH],
   };
 }

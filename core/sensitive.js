@@ -28,20 +28,36 @@
 
   const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/;
 
-  function phraseIn(hay, phrase) {
-    const p = fold(phrase);
+  function phraseIn(hay, padded, p, cjk) {
     if (!p) return false;
-    if (CJK.test(p)) return hay.includes(p);
-    return (" " + hay + " ").includes(" " + p + " ");
+    if (cjk) return hay.includes(p);
+    return padded.includes(" " + p + " ");
+  }
+
+  // The phrases folded once per words object, not once per field and text: the digest asks
+  // about every field of a page (a non-enumerable property, so the words read the same).
+  function foldedPhrases() {
+    if (!Object.prototype.hasOwnProperty.call(words, "_folded")) {
+      const list = [];
+      for (const [kind, byLanguage] of Object.entries(words.phrases)) {
+        for (const [language, phrases] of Object.entries(byLanguage)) {
+          for (const phrase of phrases) {
+            const p = fold(phrase);
+            list.push({ kind, phrase, language, p, cjk: CJK.test(p) });
+          }
+        }
+      }
+      Object.defineProperty(words, "_folded", { value: list });
+    }
+    return words._folded;
   }
 
   function matchWords(text) {
     const hay = fold(text);
     if (!hay) return null;
-    for (const [kind, byLanguage] of Object.entries(words.phrases)) {
-      for (const [language, phrases] of Object.entries(byLanguage)) {
-        for (const phrase of phrases) if (phraseIn(hay, phrase)) return { kind, phrase, language };
-      }
+    const padded = " " + hay + " ";
+    for (const { kind, phrase, language, p, cjk } of foldedPhrases()) {
+      if (phraseIn(hay, padded, p, cjk)) return { kind, phrase, language };
     }
     return null;
   }
@@ -72,7 +88,9 @@
     add("aria-label", node.getAttribute("aria-label"));
     add("aria-labelledby", textOfIds(node, "aria-labelledby"));
     add("aria-describedby", textOfIds(node, "aria-describedby"));
-    if (node.labels) add("label", Array.from(node.labels, (l) => l.textContent).join(" "));
+    // Only a field with an id can have a label other than the one wrapping it (read below);
+    // node.labels costs a walk of the whole document the first time it is asked.
+    if (node.id && node.labels) add("label", Array.from(node.labels, (l) => l.textContent).join(" "));
     const wrappingLabel = node.closest ? node.closest("label") : null;
     if (wrappingLabel) add("label", wrappingLabel.textContent);
     add("placeholder", node.getAttribute("placeholder"));

@@ -58,6 +58,7 @@ from core.browser import Browser, Tab
 from core.cdp import CDPError, CDPSession, SessionClosed
 from core.targets import ChildTargets
 from core.world import (
+    Affine,
     FrameRoute,
     FrameWorld,
     RootAudit,
@@ -67,6 +68,7 @@ from core.world import (
     frame_context,
     frame_eval,
     frame_world,
+    hops_map,
     is_lost_context,
     known_frame_id,
     note_index_high_water,
@@ -472,6 +474,14 @@ async def _read_frame(
             "above": slot["above"],
         },
     }
+    if slot.get("transformed"):
+        # Scaled, rotated...: the frame's points reach the top through its quads, the way the
+        # hands will map them (so the approved box and the dispatched one agree).
+        try:
+            m = await _frame_affine(tab, parent, iframe, refs, opts.timeout)
+        except (WorldError, CDPError):
+            return {"unreadable": True, "url": src}
+        frame_opts["frame"] |= {"m": [m.a, m.b, m.c, m.d, m.e, m.f], "ox": m.c, "oy": m.f}
     raw: Any = None
     for attempt in (0, 1):
         # Looked up each time: a frame that moved to another process has a new session.
@@ -503,10 +513,35 @@ async def _read_frame(
     raw["key"] = world.key
     refs[world.key] = (world, parent, int(slot["index"]))
     if raw.get("slots"):
+        for child in raw["slots"]:
+            child["transformed"] = bool(child.get("transformed") or slot.get("transformed"))
         raw["children"] = await _read_slots(
             tab, raw["slots"], world, opts, js_opts, depth + 1, refs, audits
         )
     return raw
+
+
+def _hops(
+    parent: FrameWorld | None, iframe: int, refs: _Refs
+) -> list[tuple[FrameWorld | None, int]]:
+    """The iframe elements holding a frame, from its own up to the top."""
+    hops: list[tuple[FrameWorld | None, int]] = [(parent, iframe)]
+    key = parent.key if parent is not None else None
+    while key is not None and key in refs and len(hops) < 16:
+        _, holder, index = refs[key]
+        hops.append((holder, index))
+        key = holder.key if holder is not None else None
+    return hops
+
+
+async def _frame_affine(
+    tab: Tab, parent: FrameWorld | None, iframe: int, refs: _Refs, timeout: float
+) -> Affine:
+    mapping = await hops_map(tab, _hops(parent, iframe, refs), iframe, timeout=timeout)
+    whole = Affine()
+    for step in mapping.steps:
+        whole = whole.then(step)
+    return whole
 
 
 def _routes(elements: Mapping[int, ElementInfo], refs: _Refs) -> dict[int, FrameRoute]:

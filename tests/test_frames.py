@@ -451,6 +451,56 @@ async def test_typing_inside_an_out_of_process_frame_reaches_its_server(
     assert [p.form for p in second_site.posts("/frames/sent")] == [{"postcode": ["SW1A 1AA"]}]
 
 
+# Frames drawn scaled, rotated or moved by CSS transforms: the hands map points through
+# the frames' quads, and the digest's boxes agree with the dispatch's.
+TRANSFORMS = [
+    ("t", "rotate(9deg) scale(1.25)"),
+    ("t", "translate(60px, 30px) scale(0.7)"),
+    ("wrap", "scale(1.4) skewX(-8deg)"),
+]
+
+
+def transformed(site: FixtureSite, frame_url: str, how: tuple[str, str]) -> str:
+    return host_page(site, frame_url, "Partner") + f"&{how[0]}={quote(how[1])}"
+
+
+def approved(snap: Snapshot, index: int) -> TargetExpectation:
+    element = snap.elements[index]
+    return TargetExpectation(url=snap.url, index=index, name=element.name, rect=element.rect)
+
+
+@pytest.mark.parametrize("how", TRANSFORMS, ids=[t[1] for t in TRANSFORMS])
+async def test_typing_inside_a_transformed_out_of_process_frame_reaches_its_server(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite, how: tuple[str, str]
+) -> None:
+    second_site.clear()
+    snap = await observe(oop_page, transformed(site, second_site.url("/frames/form.html"), how))
+    postcode = index_of(snap, "Postcode")
+    typed = await oop_page.type(postcode, "SW1A 1AA", expect=approved(snap, postcode))
+    assert typed.ok, typed.message
+    send = index_of(snap, "Send postcode")
+    sent = await oop_page.click(send, expect=approved(snap, send))
+    assert sent.ok, sent.message
+    await second_site.until(lambda got: any(r.path == "/frames/sent" for r in got))
+    assert [p.form for p in second_site.posts("/frames/sent")] == [{"postcode": ["SW1A 1AA"]}]
+
+
+@pytest.mark.parametrize("how", TRANSFORMS, ids=[t[1] for t in TRANSFORMS])
+async def test_a_click_inside_a_transformed_cross_origin_frame_reaches_its_handler(
+    page: Page, site: FixtureSite, other_site: FixtureSite, how: tuple[str, str]
+) -> None:
+    # other_site: the frame is in the tab's own process (another origin of the same site).
+    other_site.clear()
+    snap = await observe(page, transformed(site, other_site.url("/frames/form.html"), how))
+    ping = index_of(snap, "Tell the partner")
+    result = await page.click(ping, expect=approved(snap, ping))
+    assert result.ok, result.message
+    await other_site.until(lambda got: any(r.path == "/frames/report" for r in got))
+    assert [p.json_body for p in other_site.posts("/frames/report")] == [
+        {"what": "clicked", "trusted": True}
+    ]
+
+
 async def test_a_frame_replaced_after_approval_is_not_dispatched(
     oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
 ) -> None:

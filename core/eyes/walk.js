@@ -29,6 +29,19 @@ function shortHref(el, topOrigin) {
   }
   return cut(href, 100);
 }
+// [x, y, w, h] around the box (left, top, width, height) mapped by m = [a, b, c, d, e, f]:
+// (x, y) -> (a x + b y + c, d x + e y + f).
+function mapBox(m, left, top, width, height) {
+  const xs = [];
+  const ys = [];
+  for (const [px, py] of [[left, top], [left + width, top], [left, top + height], [left + width, top + height]]) {
+    xs.push(m[0] * px + m[1] * py + m[2]);
+    ys.push(m[3] * px + m[4] * py + m[5]);
+  }
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
+}
 function deepActive() {
   let a = document.activeElement;
   for (let k = 0; a && k < 20; k++) {
@@ -328,10 +341,16 @@ function walkDocument(opts) {
     if (!contents) {
       if (!isRoot && clipHidesAll(st)) return hiddenScan(el);
       const b = el.getBoundingClientRect();
-      x = b.left + c.ox;
-      y = b.top + c.oy;
-      w = b.width;
-      h = b.height;
+      if (c.m) {
+        // In a scaled or rotated frame: the box around the element's transformed corners,
+        // as the hands compute it (core/world.py frame_map).
+        [x, y, w, h] = mapBox(c.m, b.left, b.top, b.width, b.height);
+      } else {
+        x = b.left + c.ox;
+        y = b.top + c.oy;
+        w = b.width;
+        h = b.height;
+      }
       const clip = pos === "fixed" ? c.fixedClip : pos === "absolute" ? c.absClip : c.clip;
       if (!isRoot) {
         if (w < 1 || h < 1) {
@@ -383,7 +402,8 @@ function walkDocument(opts) {
     }
 
     const cc = {
-      doc: c.doc, view: c.view, ox: c.ox, oy: c.oy, clip, absClip, fixedClip, bg,
+      doc: c.doc, view: c.view, ox: c.ox, oy: c.oy, m: c.m, tf: c.tf || st.transform !== "none",
+      clip, absClip, fixedClip, bg,
       vis: selfVisible, st, name: c.name, fold: c.fold, suppress: c.suppress,
       frame: c.frame, shadow: c.shadow, cursor: st.cursor, inInteractive: c.inInteractive,
       dist, above, far, textHiddenCache: undefined,
@@ -641,6 +661,8 @@ function walkDocument(opts) {
         src: cut(src, 300),
         ox, oy, clip: intersect(cc.clip, ox, oy, cw, ch), rect: [x, y, w, h],
         dist: cc.dist, above: cc.above, vw: VW, vh: VH,
+        // The frame or something around it is transformed: core/snapshot.py maps it by quads.
+        transformed: !!cc.tf,
         // What the page says just before the frame ("enter your card below"): for the
         // detectors when the frame itself cannot be read.
         context: lastText(2),
@@ -693,7 +715,8 @@ function walkDocument(opts) {
   // A frame read through CDP shows what its box shows (as a same-origin frame walked inline).
   const rootClip = F ? F.clip : docClip;
   const rootCtx = {
-    doc, view: win, ox: F ? F.ox : 0, oy: F ? F.oy : 0, clip: rootClip, absClip: rootClip,
+    doc, view: win, ox: F ? F.ox : 0, oy: F ? F.oy : 0, m: F && F.m ? F.m : null, tf: !!(F && F.m),
+    clip: rootClip, absClip: rootClip,
     fixedClip: F ? F.clip : viewClip,
     bg: [255, 255, 255], vis: true, st: null, name: null, fold: false, suppress: false,
     frame: null, shadow: false, cursor: "auto", inInteractive: false, dist: F ? F.dist : 0,

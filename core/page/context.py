@@ -17,7 +17,7 @@ from core.page.downloads import Downloads
 from core.page.tabs import TabWatch, TabWatcher
 from core.result import ErrorCode
 from core.sensitive import judge_source
-from core.world import frame_cover, frame_origin, frame_route, route_call, world_call
+from core.world import frame_cover, frame_map, frame_route, route_call, world_call
 
 _PAGE_JS = Path(__file__).with_name("page.js")
 
@@ -141,9 +141,10 @@ async def js(
             await_promise=await_promise,
         )
         if isinstance(value, dict) and (name in _POINT_RESULTS or name in _RECT_RESULTS):
-            dx, dy = await frame_origin(ctx.current, route, index, timeout=timeout)
+            mapping = await frame_map(ctx.current, route, index, timeout=timeout)
             if name in _POINT_RESULTS and "x" in value and "y" in value:
-                value = {**value, "x": float(value["x"]) + dx, "y": float(value["y"]) + dy}
+                top_x, top_y = mapping.to_top(float(value["x"]), float(value["y"]))
+                value = {**value, "x": top_x, "y": top_y}
                 # The frame's own hit test cannot see an overlay its parent lays over it.
                 cover = await frame_cover(
                     ctx.current, route, index, value["x"], value["y"], timeout=timeout
@@ -153,10 +154,17 @@ async def js(
                     value = {"ok": False, "code": "covered", "reason": reason, "covering": cover}
             rect = value.get("rect")
             if name in _RECT_RESULTS and isinstance(rect, dict):
+                # A transformed frame turns a box into a quad: keep the box around it.
+                x0, y0 = float(rect.get("x", 0)), float(rect.get("y", 0))
+                w, h = float(rect.get("w", 0)), float(rect.get("h", 0))
+                corners = [mapping.to_top(cx, cy) for cx in (x0, x0 + w) for cy in (y0, y0 + h)]
+                xs, ys = [c[0] for c in corners], [c[1] for c in corners]
                 moved = {
                     **rect,
-                    "x": float(rect.get("x", 0)) + dx,
-                    "y": float(rect.get("y", 0)) + dy,
+                    "x": min(xs),
+                    "y": min(ys),
+                    "w": max(xs) - min(xs),
+                    "h": max(ys) - min(ys),
                 }
                 value = {**value, "rect": moved}
         return value

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.page.context import Ctx, Refused, js
-from core.world import frame_origin, frame_route
+from core.world import FrameMap, frame_map, frame_route
 
 
 async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
@@ -21,11 +21,12 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     await _move(ctx, x, y)
     # Inside a cross-origin frame the checks run in our world in that frame (js() routes a
     # call whose first argument is the index), in the frame's own coordinates.
-    dx = dy = 0.0
+    # (a frame may be scaled or rotated: its points map through its transforms, both ways).
+    mapping = FrameMap(())
     route = frame_route(ctx.current, index)
     if route is not None:
-        dx, dy = await frame_origin(ctx.current, route, index, timeout=max(ctx.remaining(), 0.5))
-    hover = await js(ctx, "hoverCheck", index, x - dx, y - dy, await_promise=True)
+        mapping = await frame_map(ctx.current, route, index, timeout=max(ctx.remaining(), 0.5))
+    hover = await js(ctx, "hoverCheck", index, *mapping.to_frame(x, y), await_promise=True)
     if not hover.get("ok"):
         raise Refused(
             f"{ctx.name} was not done: the target changed under the pointer: when the pointer "
@@ -45,7 +46,7 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
         await _button(ctx, "mouseReleased", x, y)
         return
     neutral = press.get("neutral") or {}
-    nx, ny = float(neutral.get("x", -10)) + dx, float(neutral.get("y", -10)) + dy
+    nx, ny = mapping.to_top(float(neutral.get("x", -10)), float(neutral.get("y", -10)))
     try:
         await _move(ctx, nx, ny, buttons=1)
         await _button(ctx, "mouseReleased", nx, ny)

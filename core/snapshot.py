@@ -546,22 +546,18 @@ async def _frame_affine(
 
 def _routes(elements: Mapping[int, ElementInfo], refs: _Refs) -> dict[int, FrameRoute]:
     """How the hands reach each element of a cross-origin frame."""
-    by_world = {id(world): key for key, (world, _, _) in refs.items()}
     routes: dict[int, FrameRoute] = {}
     for element in elements.values():
         if element.frame_key is None or element.local_index is None:
             continue
         if element.frame_key not in refs:
             continue
-        world = refs[element.frame_key][0]
-        hops: list[tuple[FrameWorld | None, int]] = []
-        key: str | None = element.frame_key
-        while key is not None and key in refs and len(hops) < 16:
-            _, holder, iframe = refs[key]
-            hops.append((holder, iframe))
-            key = by_world.get(id(holder)) if holder is not None else None
+        world, holder, iframe = refs[element.frame_key]
         routes[element.index] = FrameRoute(
-            world=world, key=element.frame_key, local=element.local_index, hops=tuple(hops)
+            world=world,
+            key=element.frame_key,
+            local=element.local_index,
+            hops=tuple(_hops(holder, iframe, refs)),
         )
     return routes
 

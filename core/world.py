@@ -544,15 +544,6 @@ async def frame_cover(
     return None
 
 
-async def frame_origin(
-    tab: Tab, route: FrameRoute, index: int, *, timeout: float = 10.0
-) -> tuple[float, float]:
-    """Where the top-left of the element's frame's viewport is now, in top-level viewport
-    CSS pixels. Only a translation: use :func:`frame_map` for frames that may be scaled or
-    rotated."""
-    return (await frame_map(tab, route, index, timeout=timeout)).to_top(0.0, 0.0)
-
-
 ELEMENTS_QUERY = ":not(hr-none)"
 """The CSS selector that counts every element in ``DOM.performSearch``. Its text is also
 searched for as plain text (a text node that contains it is counted too, which can only make

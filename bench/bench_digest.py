@@ -147,18 +147,23 @@ async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
         started = time.perf_counter()
         snap = await take_snapshot(tab)
         cold = time.perf_counter() - started
+        roots_cold = roots_ms(snap.stats)
         warm: list[float] = []
         walk: list[float] = []
+        roots: list[float] = []
         for _ in range(repeat):
             started = time.perf_counter()
             snap = await take_snapshot(tab)
             warm.append(time.perf_counter() - started)
             walk.append(float(snap.stats["total_ms"]))
+            roots.append(roots_ms(snap.stats))
         in_view, missing = await world_call(tab, MISSING_JS, sorted(snap.elements))
         return {
             "cold": cold,
             "warm": statistics.median(warm),
             "walk_ms": statistics.median(walk),
+            "roots_cold": roots_cold,
+            "roots_warm": statistics.median(roots),
             "chars": len(snap.text),
             "listed": len(snap.elements),
             "in_view": in_view,
@@ -168,6 +173,11 @@ async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
         }
     finally:
         await browser.close()
+
+
+def roots_ms(stats: dict[str, Any]) -> float:
+    """Time the closed-root count took in a digest (all sessions; 0 before it existed)."""
+    return sum(float(r["ms"]) for r in stats.get("roots", []) if isinstance(r, dict))
 
 
 async def bench_frames(url: str, frames: int, repeat: int) -> dict[str, Any]:
@@ -278,6 +288,10 @@ async def main() -> None:
         )
     for rows in urls:
         print(f"{rows:>6} rows, last line: {ours[rows]['tail']}")
+        print(
+            f"{rows:>6} rows, closed-root count (part of the above): "
+            f"cold {ours[rows]['roots_cold']:.0f} ms, warm {ours[rows]['roots_warm']:.0f} ms"
+        )
     if framed is not None:
         ok = ok and framed["complete"] == args.frames
         print(

@@ -20,6 +20,15 @@ every frame's 50 elements are listed under its header.
 Figures on 2026-12-01 (shared 2-core machine, other Chromium tests running), 5,000 rows:
 cold 92-105 ms, warm 54-68 ms (main before issue 9, run alternately with it: cold 200-281 ms,
 warm 66-95 ms); 10 out-of-process frames x 50 elements: cold 394-415 ms, warm 137-143 ms.
+
+Later the same day, ``--rows 5000 --frames 10 --no-playwright`` (``--repeat 9`` after):
+at load 0.3-2.6, before the closed-root count and the shared judge: cold 151-177 ms, warm
+112-164 ms; frames cold 483-863 ms, warm 220-236 ms. With them, alternating with main at load
+18-22 (figures 4-8x the quiet ones): main cold 599-1239 ms, warm 562-652 ms; this code cold
+613-1531 ms, warm 552-806 ms, of which the closed-root count took 134-318 ms (its CDP search
+is ~25 ms when the machine is quiet); frames main cold 1.7-2.0 s, warm 0.9-1.4 s, this code
+cold 3.9-4.4 s (a count in each frame's renderer, and the judge's first call in each new
+world), warm 0.70-0.72 s.
 """
 
 from __future__ import annotations

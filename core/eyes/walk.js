@@ -680,7 +680,7 @@ function walkDocument(opts) {
     const oy = y + el.clientTop + parseFloat(st.paddingTop);
     const box = intersect(cc.clip, ox, oy, el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight), el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom));
     const fc = {
-      doc: inner, view, ox, oy, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
+      doc: inner, view, ox, oy, m: null, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
       st: null, name: null, fold: false, suppress: false, frame: inner.URL, shadow: false,
       cursor: "auto", inInteractive: false, dist: cc.dist, above: cc.above, far: false,
     };

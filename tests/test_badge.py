@@ -144,6 +144,9 @@ async def test_the_model_never_reads_the_marks(
     snapshot, _ = await hands.observe()
     assert "handrail" not in snapshot.text and "driving" not in snapshot.text
     assert [e.name for e in snapshot.elements.values()] == ["Under"]
+    # Our marks are counted as ours: their closed root does not send every digest looking
+    # for hidden roots through the whole DOM tree.
+    assert [a["pierced"] for a in snapshot.stats["roots"]] == [False]
 
 
 async def test_the_hands_click_through_the_badge_and_pointer(

@@ -59,13 +59,27 @@ function rootOf(el) {
   return el.shadowRoot || closedRoots.get(el) || null;
 }
 
+// The marks of a driven tab (core/badge.js) are ours, drawn in this world in a closed root on
+// <body>: CDP counts their elements like any others, but the eyes never read them.
+function marksRoot() {
+  const marks = globalThis.__handrailBadge;
+  return (marks && marks.root) || null;
+}
+
+function marksCount(doc) {
+  const root = marksRoot();
+  return root && root.host && root.host.ownerDocument === doc ? root.querySelectorAll("*").length : 0;
+}
+
 function adoptRoots(...pairs) {
   // pairs: host, root, host, root...; returns how many of them were new to us.
   let fresh = 0;
+  const marks = marksRoot();
   for (let k = 0; k + 1 < pairs.length; k += 2) {
     const host = pairs[k];
     const root = pairs[k + 1];
     if (!host || !root || closedRoots.get(host) === root) continue;
+    if (marks && root === marks) continue; // ours: counted by reach(), never read
     if (nativeShadowRoot && nativeShadowRoot.call(host)) continue; // open: nothing to adopt
     closedRoots.set(host, root);
     adopted++;
@@ -88,7 +102,7 @@ function reach(lightOnly) {
     const docs = [document];
     while (docs.length) {
       const doc = docs.pop();
-      n += doc.getElementsByTagName("*").length;
+      n += doc.getElementsByTagName("*").length + marksCount(doc);
       for (const f of doc.querySelectorAll("iframe, frame, object")) {
         const inner = frameDocument(f);
         if (inner) docs.push(inner);
@@ -96,7 +110,7 @@ function reach(lightOnly) {
     }
     return n;
   }
-  let n = 0;
+  let n = marksCount(document);
   const roots = [];
   const trees = [document];
   while (trees.length) {

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 import structlog
@@ -66,7 +66,7 @@ from core.policy import (
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult
 from core.round_shots import SENSITIVE_ON_SCREEN, RoundShots
-from core.secrets import Secrets, SecretsError, only_placeholders
+from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.target_view import crop_target
 
@@ -228,16 +228,20 @@ class Agent:
             messages=self.context.messages(observation, notes),
             tools=self.tools,
         )
+        parsed = parse_reply(reply.content, allow_js=self.config.allow_js)
+        # Text withheld in an earlier round may come back in the model's words.
+        content = tuple(self.secrets.scrub_json(list(reply.content)))
+        # Text the model asks to type is withheld from every event until the hands say where
+        # it went: a field can turn out to be a password field only at dispatch.
         self.emit(
             ModelReplied(
                 round=n,
-                output=reply.content,
+                output=_withheld(content, parsed.action),
                 usage=dict(reply.usage),
                 duration_ms=(time.monotonic() - started) * 1000,
             )
         )
-        parsed = parse_reply(reply.content, allow_js=self.config.allow_js)
-        turn = Turn(round=n, assistant=reply.content)
+        turn = Turn(round=n, assistant=content)
         turn.outcomes += [
             ToolOutcome(e.tool_use_id or "", e.message, is_error=True) for e in parsed.errors
         ]
@@ -246,7 +250,7 @@ class Agent:
             self._unparsed(n, parsed, turn)
             return None
         element = self._element_line(action, snapshot)
-        self.emit(ActionParsed(round=n, action=action, element_line=element))
+        self.emit(ActionParsed(round=n, action=_withheld(action), element_line=element))
 
         if action.name == "finish":
             success = bool(action.params.get("success"))
@@ -350,6 +354,8 @@ class Agent:
         for _attempt in range(MAX_REAPPROVALS + 1):
             assessment = self.gate.assess(action, snapshot)
             if assessment.refused:
+                if assessment.sensitive:
+                    self._withhold(action)
                 return (
                     ActionResult.failure(assessment.refused),
                     ApprovalRecord.refused(assessment.refused),
@@ -370,18 +376,24 @@ class Agent:
                 action = replace(action, params={**action.params, **decision.edited_params})
                 assessment = self.gate.assess(action, snapshot)
                 if assessment.refused:
+                    if assessment.sensitive:
+                        self._withhold(action)
                     return ActionResult.failure(assessment.refused), approval, started
             try:
                 dispatched = self._with_secrets(action, snapshot.url)
             except SecretsError as exc:
                 return ActionResult.failure(str(exc)), approval, started
-            self.emit(ActionIntent(round=n, action=action, sensitive=assessment.sensitive))
+            self.emit(
+                ActionIntent(round=n, action=_withheld(action), sensitive=assessment.sensitive)
+            )
             started = time.monotonic()
             expect = self._expectation(action, snapshot)
             secret = action.name == "type" and only_placeholders(str(action.params.get("text")))
             result = await self._dispatch(dispatched, expect, secret=secret)
             if result.code == "sensitive_field":
-                # Judged at dispatch on the field as it was then: the page is a hand-over.
+                # Judged at dispatch on the field as it was then: what the model meant to type
+                # is withheld for good, and the page is a hand-over.
+                self._withhold(action)
                 kind = _SENSITIVE_HANDOVER.get(
                     str((result.data or {}).get("sensitive")), "password"
                 )
@@ -456,7 +468,7 @@ class Agent:
                 self._finished(
                     "human_needed",
                     f"{action.name} needs approval ({assessment.why}) and nobody can give it in a "
-                    f"non-interactive run: {exc}. Waiting action: {_describe(action)}",
+                    f"non-interactive run: {exc}. Waiting action: {_describe(_withheld(action))}",
                     3,
                 )
             ) from exc
@@ -467,6 +479,14 @@ class Agent:
         if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
             self.gate.preapprove_kind(action.name)
         return decision, ApprovalRecord.of(decision)
+
+    def _withhold(self, action: Action) -> None:
+        """The text (or keys) ``action`` meant for a field judged sensitive was not typed, and
+        must not be seen again: not in a record, a log line, a model request or a screen."""
+        for key in ("text", "keys"):
+            value = action.params.get(key)
+            if isinstance(value, str):
+                self.secrets.withhold(value)
 
     def _with_secrets(self, action: Action, url: str) -> Action:
         text = action.params.get("text")
@@ -597,6 +617,14 @@ class Agent:
         turn: Turn,
         duration_ms: float,
     ) -> None:
+        # After the result: typed text is shown again if it went into an ordinary field, and
+        # scrubbed everywhere (history included) if it was withheld.
+        model_output: tuple[dict[str, Any], ...] | None = None
+        if _typed_text(action) is not None:
+            turn.assistant = tuple(self.secrets.scrub_json(list(turn.assistant)))
+            model_output = turn.assistant
+        if action is not None:
+            action = self._scrubbed(action)
         if action is not None and action.tool_use_id:
             turn.outcomes.insert(0, self._outcome(action.tool_use_id, result))
         turn.summary = f"{n}. {_describe(action) if action else '(no valid action)'} -> " + (
@@ -612,8 +640,12 @@ class Agent:
                 result=result,
                 approval=approval,
                 duration_ms=duration_ms,
+                model_output=model_output,
             )
         )
+
+    def _scrubbed(self, action: Action) -> Action:
+        return replace(action, params=self.secrets.scrub_json(dict(action.params)))
 
     def _outcome(self, tool_use_id: str, result: ActionResult) -> ToolOutcome:
         png: bytes | None = None
@@ -722,6 +754,36 @@ def format_result(result: ActionResult, *, vision: bool) -> str:
             f"Screenshot saved to {result.screenshot}. This model cannot see images: rely on the page digest."
         )
     return "\n".join(lines)
+
+
+def _typed_text(action: Action | None) -> str | None:
+    """The text ``action`` would type, when it is more than ``<secret:NAME>`` placeholders."""
+    if action is None or action.name != "type":
+        return None
+    text = action.params.get("text")
+    return text if isinstance(text, str) and text and not only_placeholders(text) else None
+
+
+@overload
+def _withheld(subject: Action) -> Action: ...
+@overload
+def _withheld(
+    subject: Sequence[dict[str, Any]], action: Action | None
+) -> tuple[dict[str, Any], ...]: ...
+def _withheld(
+    subject: Action | Sequence[dict[str, Any]], action: Action | None = None
+) -> Action | tuple[dict[str, Any], ...]:
+    """``subject`` (an action, or the model output that asked for ``action``) with the text
+    to type shown as ``«withheld: N characters»``."""
+    if isinstance(subject, Action):
+        text = _typed_text(subject)
+        if text is None:
+            return subject
+        return replace(subject, params={**subject.params, "text": withheld_mark(text)})
+    text = _typed_text(action)
+    if text is None:
+        return tuple(subject)
+    return tuple(replace_texts(list(subject), {text: withheld_mark(text)}))
 
 
 def _describe(action: Action) -> str:

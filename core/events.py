@@ -138,7 +138,9 @@ class Observed:
 class ModelReplied:
     round: int
     output: tuple[dict[str, Any], ...]
-    """The reply's content blocks verbatim (text and tool_use blocks)."""
+    """The reply's content blocks (text and tool_use blocks), verbatim except that the text
+    a ``type`` action asks for reads ``«withheld: N characters»`` (see ``core.secrets``) until
+    the hands have typed it into an ordinary field; :class:`ActionDone` then carries it."""
     usage: dict[str, Any] = field(default_factory=dict)
     duration_ms: float = 0.0
 
@@ -164,7 +166,9 @@ class ApprovalGiven:
 
 @dataclass(frozen=True, slots=True)
 class ActionIntent:
-    """Emitted after the gate and just before the hands act: the action as it will be dispatched.
+    """Emitted after the gate and just before the hands act: the action as it will be
+    dispatched, its typed text withheld (nobody knows yet whether the field will turn out
+    to be sensitive).
 
     Consumers that persist it (the audit log) must do so synchronously, before returning.
     """
@@ -195,6 +199,10 @@ class ActionDone:
     approval: ApprovalRecord
     """How the action was decided, as the audit log records it."""
     duration_ms: float = 0.0
+    model_output: tuple[dict[str, Any], ...] | None = None
+    """The round's model output as it may now be kept, when it differs from what
+    :class:`ModelReplied` showed: the text the model asked to type, withheld there, is put
+    back once it went into an ordinary field (and stays «redacted» when it did not)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,41 @@ def only_placeholders(text: str) -> bool:
     return bool(PLACEHOLDER_RE.search(text)) and not PLACEHOLDER_RE.sub("", text).strip()
 
 
+def withheld_mark(text: str) -> str:
+    """What events and records show in place of text the model asked to type, until the
+    hands report that it went into an ordinary field (see :meth:`Secrets.withhold`)."""
+    return f"«withheld: {len(text)} characters»"
+
+
+def replace_texts(obj: Any, texts: Mapping[str, str]) -> Any:
+    """A copy of ``obj`` (nested dicts, lists and tuples; tuples become lists) with every
+    key of ``texts`` replaced by its value in every string value. Texts of
+    :data:`SHORT_VALUE` characters or more are replaced wherever they occur; shorter ones only
+    where a whole string equals them (as substrings they would blank unrelated words)."""
+    if not texts:
+        return obj
+    order = sorted(texts, key=len, reverse=True)
+
+    def fix(s: str) -> str:
+        for t in order:
+            if s == t:
+                return texts[t]
+            if len(t) >= SHORT_VALUE and t in s:
+                s = s.replace(t, texts[t])
+        return s
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return fix(value)
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(obj)
+
+
 def _variants(value: str) -> list[str]:
     """The forms a value commonly takes when it leaves the process."""
     forms = {
@@ -127,7 +162,14 @@ def _variant_pattern(form: str) -> str:
 
 
 class Secrets:
-    """The run's secrets. Immutable after construction; safe to share between tasks."""
+    """The run's secrets, and the text the run has withheld.
+
+    The configured secrets are fixed at construction. :meth:`withhold` adds, while the run
+    goes on, text that must be scrubbed like a secret but can never be typed (the model's
+    text for a field that turned out to be a password, code or card field). One object is
+    shared by the agent, the gate, the audit writer and the operational log, so a string
+    withheld once is scrubbed by all of them from then on. Use it from one event loop.
+    """
 
     def __init__(self, secrets: Iterable[Secret] = ()) -> None:
         self._by_name: dict[str, Secret] = {}
@@ -140,9 +182,16 @@ class Secrets:
             if not s.value:
                 raise SecretsError(f"secret {s.name} has an empty value")
             self._by_name[s.name] = s
+        self._withheld: list[Secret] = []
+        self._whole: set[str] = set()
+        self._compile()
+
+    def _compile(self) -> None:
+        # Withheld text goes by the name "": it is redacted, never shown as a placeholder.
+        every = [*self._by_name.values(), *self._withheld]
         # Longest forms first, so a secret that contains another is replaced whole.
         pairs: list[tuple[str, str]] = []
-        for s in self._by_name.values():
+        for s in every:
             pairs.extend((form, s.name) for form in _variants(s.value))
         pairs.sort(key=lambda p: len(p[0]), reverse=True)
         self._name_of_form: list[tuple[re.Pattern[str], str]] = [
@@ -151,13 +200,34 @@ class Secrets:
         self._pattern: re.Pattern[str] | None = (
             re.compile("|".join(f"(?:{_variant_pattern(f)})" for f, _ in pairs)) if pairs else None
         )
-        self._forms = _FormScanner(self._by_name.values())
+        self._forms = _FormScanner(every)
+
+    def withhold(self, text: str) -> None:
+        """From now on, scrub ``text`` wherever a secret is scrubbed (:meth:`scrub`,
+        :meth:`scrub_json`, :meth:`mask_for_model`, :meth:`spans`), always as ``«redacted»``.
+
+        For text the model meant to type into a field judged sensitive: it was never typed,
+        and no later record, log line, model request or screen may show it. Text shorter than
+        :data:`SHORT_VALUE` is only matched where a whole string equals it (a two-digit code
+        must not blank every number of every page). Empty text and text made only of
+        ``<secret:NAME>`` placeholders (not secret themselves) are ignored.
+        """
+        if not text or only_placeholders(text) or text in self._whole:
+            return
+        if any(s.value == text for s in self._withheld):
+            return
+        if len(text) < SHORT_VALUE:
+            self._whole.add(text)
+            return
+        self._withheld.append(Secret("", text))
+        self._compile()
 
     def __repr__(self) -> str:
         return f"Secrets({self.names()!r})"
 
     def __bool__(self) -> bool:
-        return bool(self._by_name)
+        """Whether there is anything to scrub: a configured secret or withheld text."""
+        return bool(self._by_name or self._withheld or self._whole)
 
     @classmethod
     def from_specs(
@@ -235,6 +305,8 @@ class Secrets:
 
     def scrub(self, text: str) -> str:
         """Replace every secret value, in every form the module doc lists, by ``«redacted»``."""
+        if text in self._whole:
+            return REDACTED
         if self._pattern is None or not text:
             return text
         return self._forms.replace(self._pattern.sub(REDACTED, text), lambda _name: REDACTED)
@@ -251,13 +323,16 @@ class Secrets:
 
         Returns a new structure (tuples become lists); other values are returned unchanged.
         """
-        if self._pattern is None:
+        if self._pattern is None and not self._whole:
             return obj
         return self._walk(obj, self.scrub)
 
     def mask_for_model(self, text: str) -> str:
         """Replace every secret value (and its variants) by its ``<secret:NAME>`` placeholder,
-        so a page that echoes a value back shows the model the placeholder only."""
+        so a page that echoes a value back shows the model the placeholder only. Withheld
+        text (:meth:`withhold`) becomes ``«redacted»``: there is nothing to type in its place."""
+        if text in self._whole:
+            return REDACTED
         if self._pattern is None or not text:
             return text
 
@@ -265,10 +340,13 @@ class Secrets:
             found = m.group(0)
             for pat, name in self._name_of_form:
                 if pat.fullmatch(found):
-                    return self.placeholder(name)
+                    return self._shown_as(name)
             return REDACTED  # unreachable: the match came from one of these forms
 
-        return self._forms.replace(self._pattern.sub(repl, text), self.placeholder)
+        return self._forms.replace(self._pattern.sub(repl, text), self._shown_as)
+
+    def _shown_as(self, name: str) -> str:
+        return self.placeholder(name) if name else REDACTED
 
     def _walk(self, obj: Any, fn: Any) -> Any:
         if isinstance(obj, str):

@@ -7,20 +7,22 @@ server (POST /hands/report) and keeps its own state in window globals the tests 
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
 import pytest
 
 from core.browser import Browser, Tab
-from core.events import HumanNeeded
+from core.events import ApprovalNeeded, HumanNeeded
 from core.page import Page, TargetExpectation
 from core.snapshot import Snapshot
 from tests.fake_anthropic import FakeAnthropic
 from tests.helpers import index_of, open_page, page_eval
 from tests.site_server import FixtureSite
-from tests.test_hostile import Person, approve, click, run_hostile, type_into
+from tests.test_hostile import Decide, Person, View, approve, click, run_hostile, type_into
 
 
 @pytest.fixture
@@ -152,6 +154,10 @@ LANGUAGES = {
 }
 
 
+def _fields(case: str) -> str:
+    return f"/hands/fields.html?case={case}"
+
+
 async def _first_field(page: Page, site: FixtureSite, case: str) -> tuple[Snapshot, int]:
     snap = await open_page(page, site, f"/hands/fields.html?case={case}")
     fields = [
@@ -235,6 +241,58 @@ async def test_a_field_that_turns_sensitive_on_focus_becomes_a_hand_over(
     assert reports(site, "typed:") == []
     [done] = run.done("type")
     assert done.result.code == "sensitive_field"
+
+
+def _type_into_first_field(text: str) -> Decide:
+    def decide(view: View) -> tuple[str, dict[str, Any]]:
+        fields = [e for e in view.elements if e.tag in ("input", "div") and e.name != "Show"]
+        return "type", {"index": fields[0].index, "text": text}
+
+    return decide
+
+
+def _files_holding(root: Path, needle: str) -> list[str]:
+    found = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if needle.encode() in path.read_bytes():
+            found.append(path.name)
+    return found
+
+
+async def test_text_typed_toward_a_sensitive_field_leaves_no_trace(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    # Every sensitive case in one run (judged before dispatch and at dispatch): the model types
+    # a distinct canary into each. A canary may be in the model's own reply that asked for it,
+    # and in what the person was shown to approve; nowhere else, ever after.
+    cases = [*SENSITIVE, *LANGUAGES]
+    canaries = {case: "pw" + token_hex(8) for case in cases}
+    steps: list[Decide] = []
+    for n, case in enumerate(cases):
+        if n:
+            steps.append(lambda view, c=case: ("navigate", {"url": site.url(_fields(c))}))
+        steps.append(_type_into_first_field(canaries[case]))
+    run = await run_hostile(tmp_path, fake, site.url(_fields(cases[0])), steps)
+    typed = run.done("type")
+    assert len(typed) == len(cases) and not any(d.result.ok for d in typed)
+    leaks: dict[str, list[str]] = {}
+    for n, (case, canary) in enumerate(canaries.items()):
+        where = _files_holding(tmp_path / "logs", canary)
+        # Request 2n showed case n's page and got the type back; every later one is clean.
+        where += [
+            f"request {i}"
+            for i, b in enumerate(run.bodies[2 * n + 1 :], 2 * n + 1)
+            if canary in json.dumps(b)
+        ]
+        where += [
+            type(e).__name__
+            for e in run.events
+            if not isinstance(e, ApprovalNeeded) and canary in repr(e)
+        ]
+        if where:
+            leaks[case] = where
+    assert leaks == {}
+    assert reports(site, "typed:") == []
 
 
 # --- dialog storms ------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from core.events import (
     RunFinished,
 )
 from core.model.scripted import DigestElement, latest_browser_state, parse_digest, resolve_target
-from core.secrets import only_placeholders
+from core.secrets import REDACTED, only_placeholders
 from core.session import RunSettings, run_session
 from tests.fake_anthropic import FakeAnthropic, tool_use_block
 from tests.helpers import page_eval
@@ -845,13 +845,19 @@ async def test_a_password_field_that_appears_late_still_hands_over_first(
     assert [h.request.kind for h in humans] == ["password"]
     [next_click] = run.done("click")
     assert run.position(next_click) < run.position(humans[0])
+    # What the model meant for the password field is withheld: «redacted» once refused.
     password_types = [
-        d for d in run.done("type") if d.action and d.action.params["text"] == PASSWORD
+        d for d in run.done("type") if d.action and d.action.params["text"] == REDACTED
     ]
     assert password_types, "the model never got to try"
     assert all(run.position(humans[0]) < run.position(d) for d in password_types)
     assert all(refused_by_policy(d) for d in password_types)
-    assert [i.action.params["text"] for i in run.intents("type")] == ["ada@example.com"]
+    [dispatched] = run.intents("type")
+    assert [
+        d.action.params["text"]
+        for d in run.done("type")
+        if d.round == dispatched.round and d.action
+    ] == ["ada@example.com"]
     assert [r["data"] for r in typed_reports(site) if r["what"] != "typed:user"] == []
 
 

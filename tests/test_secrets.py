@@ -293,3 +293,40 @@ def test_text_that_only_shares_short_runs_with_a_value_is_left_alone() -> None:
     s = Secrets([Secret("TOKEN", _CANARY), Secret("PIN", "4242")])
     text = "Order k9Tq2Wv shipped; pin hint 4 2 4 2; base64 azlU"
     assert s.scrub(text) == text
+
+
+# --- text withheld at run time ------------------------------------------------------------
+
+
+def test_withheld_text_is_redacted_everywhere_and_can_never_be_typed() -> None:
+    secrets = shop()
+    secrets.withhold("hunter2-canary")
+    echoed = "you typed hunter2-canary, h u n t e r 2 c a n a r y, hunter2-canary%21"
+    assert "hunter2" not in secrets.scrub(echoed)
+    # Not a placeholder: the model would type it back as a configured secret.
+    assert secrets.mask_for_model("pw: hunter2-canary") == f"pw: {REDACTED}"
+    assert secrets.names() == ["SHOP_PW", "ANY"] and secrets.get("") is None
+
+
+def test_short_withheld_text_is_only_redacted_as_a_whole_string() -> None:
+    secrets = Secrets()
+    secrets.withhold("42")
+    assert secrets
+    assert secrets.scrub_json({"text": "42", "price": "42 EUR"}) == {
+        "text": REDACTED,
+        "price": "42 EUR",
+    }
+
+
+def test_the_operational_log_scrubs_text_withheld_after_it_was_configured(
+    tmp_path: Path,
+) -> None:
+    secrets = Secrets()
+    path = tmp_path / "run.log"
+    oplog.configure(path, console=False, secrets=secrets)
+    try:
+        secrets.withhold("hunter2-canary")
+        oplog.get_logger("agent").warning("typed", text="hunter2-canary")
+    finally:
+        oplog.configure(None, console=False)
+    assert "hunter2" not in path.read_text() and REDACTED in path.read_text()

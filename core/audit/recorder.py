@@ -24,7 +24,7 @@ from core.events import (
     RunFinished,
     RunStarted,
 )
-from core.secrets import REDACTED, only_placeholders
+from core.secrets import REDACTED, only_placeholders, replace_texts, withheld_mark
 
 
 def _now_iso() -> str:
@@ -54,12 +54,21 @@ class AuditRecorder:
     (``OSError``, :class:`AuditError`) propagate, so the agent never acts on an intent that
     was not recorded.
 
+    Typed text: the intent is written before the hands act, when nobody knows yet whether
+    the field will turn out to be a password, code or card field (a field may turn
+    ``type=password`` on focus). So the intent never carries the text the model asked to
+    type, only ``«withheld: N characters»``; the round record, written after the result,
+    carries the text when it went into an ordinary field.
+
     Password and payment fields: an :class:`~core.events.ActionIntent` with ``sensitive``
-    set (or an earlier :meth:`mark_sensitive` call for its round) redacts the round. From then on the text that round
-    types is written as ``«redacted»`` — in the intent, the round's action, its approval's
-    edited params and the model output — and is scrubbed from every later record of the run
-    (a page may echo it). Text made only of ``<secret:NAME>`` placeholders is kept: the
-    placeholder is not the secret.
+    set, an :class:`~core.events.ActionDone` whose result is ``sensitive_field``, or an
+    earlier :meth:`mark_sensitive` call for its round redacts the round. The text that round
+    types is then written as ``«redacted»`` — in the round's action, its approval's edited
+    params and the model output — and is scrubbed from every later record of the run (a page
+    may echo it). Text made only of ``<secret:NAME>`` placeholders is kept: the placeholder
+    is not the secret. (The agent also withholds such text from its events and registers it
+    with :meth:`core.secrets.Secrets.withhold`, which the writer scrubs; this is the second
+    lock.)
     """
 
     def __init__(self, writer: AuditWriter) -> None:
@@ -118,7 +127,7 @@ class AuditRecorder:
                 draft.intent = event.action
                 if draft.sensitive:
                     self._remember_sensitive(event.action)
-                action = self._action_json(event.action, draft.sensitive)
+                action = self._intent_json(event.action, draft.sensitive)
                 self._write(
                     {
                         "type": "intent",
@@ -129,6 +138,9 @@ class AuditRecorder:
                     }
                 )
             case ActionDone():
+                if event.result.code == "sensitive_field":
+                    self.mark_sensitive(event.round)
+                    self._remember_sensitive(event.action)
                 found = self._drafts.pop(event.round, None)
                 draft = found if found is not None else self._new_draft(event.round)
                 self._write_round(draft, event)
@@ -203,8 +215,20 @@ class AuditRecorder:
 
     def _remember_sensitive(self, action: Action | None) -> None:
         text = _typed_text(action)
-        if text and not only_placeholders(text):
+        if text and not only_placeholders(text) and text not in (REDACTED, withheld_mark(text)):
             self._sensitive_texts.add(text)
+
+    def _intent_json(self, action: Action, sensitive: bool) -> dict[str, Any]:
+        out = self._action_json(action, sensitive)
+        text = out["params"].get("text")
+        if (
+            action.name == "type"
+            and isinstance(text, str)
+            and text != REDACTED
+            and not only_placeholders(text)
+        ):
+            out["params"]["text"] = text if text == withheld_mark(text) else withheld_mark(text)
+        return out
 
     def _action_json(self, action: Action, sensitive: bool) -> dict[str, Any]:
         out = action.to_json()
@@ -216,12 +240,13 @@ class AuditRecorder:
     def _write_round(self, draft: _Draft, done: ActionDone | None) -> None:
         parsed = draft.parsed
         action: dict[str, Any] | None
-        if parsed is not None and parsed.action is not None:
-            action = self._action_json(parsed.action, draft.sensitive)
-        elif parsed is not None:
+        if parsed is not None and parsed.action is None:
             action = {"error": parsed.error or "the reply could not be parsed into an action"}
         elif done is not None and done.action is not None:
+            # The action as the result left it: typed text shown once it is known harmless.
             action = self._action_json(done.action, draft.sensitive)
+        elif parsed is not None and parsed.action is not None:
+            action = self._action_json(parsed.action, draft.sensitive)
         elif draft.intent is not None:
             action = self._action_json(draft.intent, draft.sensitive)
         else:
@@ -254,6 +279,9 @@ class AuditRecorder:
             approval_json["edited_params"] = ep
 
         obs, model = draft.observed, draft.model
+        output = model.output if model else None
+        if done is not None and done.model_output is not None:
+            output = done.model_output
         timing: dict[str, float] = {}
         if obs is not None:
             timing["observe"] = round(obs.duration_ms, 1)
@@ -271,7 +299,7 @@ class AuditRecorder:
             "url": obs.url if obs else None,
             "title": obs.title if obs else None,
             "observation": obs.digest if obs else None,
-            "model_output": list(model.output) if model else None,
+            "model_output": list(output) if output is not None else None,
             "action": action,
             "approval": approval_json,
             "result": result,
@@ -299,23 +327,7 @@ def _typed_text(action: Action | None) -> str | None:
 
 
 def _redact_texts(obj: Any, texts: set[str]) -> Any:
-    # Short texts are only redacted where a whole string equals them: as substrings they
-    # would blank unrelated words everywhere.
-    def fix(s: str) -> str:
-        for t in sorted(texts, key=len, reverse=True):
-            if s == t:
-                return REDACTED
-            if len(t) >= 4 and t in s:
-                s = s.replace(t, REDACTED)
-        return s
-
-    if isinstance(obj, str):
-        return fix(obj)
-    if isinstance(obj, dict):
-        return {k: _redact_texts(v, texts) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_redact_texts(v, texts) for v in obj]
-    return obj
+    return replace_texts(obj, dict.fromkeys(texts, REDACTED))
 
 
 def _monotonic_ms() -> float:

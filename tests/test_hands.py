@@ -329,3 +329,26 @@ async def test_a_dialog_storm_at_load_does_not_take_the_run_down(
     )
     assert "dialog storm" in run.body_text(0)
     assert run.log_records[-1]["type"] == "run_end"
+
+
+@pytest.mark.parametrize("kind", ["confirm", "prompt"])
+async def test_a_dialog_storm_in_ask_mode_asks_the_person_once(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic, kind: str
+) -> None:
+    person = Person([approve()] * 30)
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url(f"/hands/dialog-storm.html?kind={kind}"),
+        [click("See the offer")],
+        approve="ask",
+        person=person,
+        action_timeout=20.0,
+    )
+    asked = [r.action.name for r in person.requests]
+    assert asked == ["click", "answer_dialog"]
+    # The page answered the person's answer with more dialogs at once: hostile, not 20 later.
+    [done] = run.done("click")
+    assert done.result.code == "hostile_page", done.result.message
+    assert "of the answer to its last one" in done.result.message
+    assert run.log_records[-1]["type"] == "run_end"

@@ -8,6 +8,11 @@ A dialog storm (:data:`STORM_DIALOGS` dialogs within :data:`STORM_SECONDS` of th
 time, i.e. not counting time a person spent deciding) makes the tab hostile: every further
 dialog of it is dismissed at once, its scripts are stopped and the tab is closed
 (``on_storm``); the next action continues in a new tab, and the model and the person read why.
+
+A person is asked about one dialog of a flood, never about the flood: a confirm or prompt a
+tab opens within :data:`STORM_SECONDS` (page time) of the decider's answer to its previous
+one is cancelled without asking, and :data:`FLOOD_DIALOGS` dialogs in that window make the
+tab hostile (a page that answers an answer with another dialog at once is not asking).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ log = structlog.get_logger("handrail.page")
 DialogType = Literal["alert", "confirm", "prompt", "beforeunload"]
 
 STORM_DIALOGS, STORM_SECONDS = 20, 2.0
+FLOOD_DIALOGS = 3
+"""Dialogs within STORM_SECONDS of an answer by the decider that make the tab hostile."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +59,8 @@ class DialogRecord:
     answer: str = "waiting for a decision"
     done: bool = False
     asks_decider: bool = False
+    unasked: bool = False
+    """A confirm/prompt cancelled without asking: it came right after an answer."""
 
 
 class Dialogs:
@@ -71,6 +80,8 @@ class Dialogs:
         self.hostile: dict[str, str] = {}
         """target id → why the tab was treated as hostile, worded for the model."""
         self._recent: dict[str, deque[float]] = {}
+        self._answered_at: dict[str, float] = {}
+        """target id → page-clock time the decider last answered one of its dialogs."""
         self._deciding_since = 0.0
         self._decided_seconds = 0.0
         self._storm_notices: list[str] = []
@@ -86,10 +97,21 @@ class Dialogs:
         if tab.target_id in self.hostile:
             self._spawn(self._dismiss(tab, p))
             return
+        now = self._page_clock()
         recent = self._recent.setdefault(tab.target_id, deque(maxlen=STORM_DIALOGS))
-        recent.append(self._page_clock())
+        recent.append(now)
+        answered = self._answered_at.get(tab.target_id)
+        after_answer = answered is not None and now - answered <= STORM_SECONDS
         if len(recent) == STORM_DIALOGS and recent[-1] - recent[0] <= STORM_SECONDS:
-            self._storm(tab, p)
+            self._storm(tab, p, f"opened {STORM_DIALOGS} dialogs within {STORM_SECONDS:g} s")
+            return
+        if after_answer and sum(1 for t in recent if t >= (answered or 0.0)) >= FLOOD_DIALOGS:
+            self._storm(
+                tab,
+                p,
+                f"opened {FLOOD_DIALOGS} more dialogs within {STORM_SECONDS:g} s of the answer "
+                "to its last one",
+            )
             return
         kind = p.get("type", "alert")
         if kind not in ("alert", "confirm", "prompt", "beforeunload"):
@@ -105,7 +127,9 @@ class Dialogs:
         self.open = info
         # Answering needs an await, and this runs in the CDP reader: hand it to a task.
         # The action that opened the dialog is blocked in its CDP call until we answer.
-        if info.type in ("confirm", "prompt") and self.decider is not None:
+        if info.type in ("confirm", "prompt") and after_answer:
+            record.unasked = True
+        elif info.type in ("confirm", "prompt") and self.decider is not None:
             record.asks_decider = True
             if not self.deciding:
                 self._deciding_since = time.monotonic()
@@ -118,11 +142,11 @@ class Dialogs:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _storm(self, tab: Tab, p: JSON) -> None:
+    def _storm(self, tab: Tab, p: JSON, what: str) -> None:
         url = str(p.get("url", tab.url))
         why = (
-            f"the page at {url} opened {STORM_DIALOGS} dialogs within {STORM_SECONDS:g} s (a "
-            "dialog storm); handrail treated the tab as hostile, stopped its scripts and closed it"
+            f"the page at {url} {what} (a dialog storm); handrail treated the tab as hostile, "
+            "stopped its scripts and closed it"
         )
         self.hostile[tab.target_id] = why
         self._storm_notices.append(why + ". The next action continues in a new tab.")
@@ -176,12 +200,19 @@ class Dialogs:
                 if not self.deciding:
                     self._decided_seconds += time.monotonic() - self._deciding_since
                     self.no_decision_pending.set()
+                self._answered_at[tab.target_id] = self._page_clock()
             if info.type == "prompt" and accept and text is None:
                 text = info.default_prompt
             params: JSON = {"accept": accept}
             if info.type == "prompt" and accept:
                 params["promptText"] = text or ""
             record.answer = dialog_answer(info, accept, text, decided=record.asks_decider)
+            if record.unasked:
+                what = "answered Cancel" if info.type == "confirm" else "cancelled the prompt"
+                record.answer = (
+                    f"{what} without asking: it opened right after the answer to the page's "
+                    "previous dialog"
+                )
             try:
                 await tab.send("Page.handleJavaScriptDialog", params, timeout=10)
             except CDPError as exc:

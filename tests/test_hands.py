@@ -352,3 +352,41 @@ async def test_a_dialog_storm_in_ask_mode_asks_the_person_once(
     assert done.result.code == "hostile_page", done.result.message
     assert "of the answer to its last one" in done.result.message
     assert run.log_records[-1]["type"] == "run_end"
+
+
+# --- beforeunload storms ------------------------------------------------------------------------
+
+
+async def test_a_beforeunload_storm_never_holds_the_run(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    storm = site.url("/hands/beforeunload-storm.html")
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        storm,
+        [
+            # Our click gives the page a user activation: leaving it through the link must
+            # get past its beforeunload.
+            click("Keep my draft"),
+            click("Leave"),
+            lambda view: ("navigate", {"url": storm}),
+            # The page now navigates itself every 5 ms, each document re-arming the handler;
+            # our own navigation must still get away from it.
+            click("Keep my draft"),
+            click("Start the tour"),
+            lambda view: ("navigate", {"url": site.url("/hands/left.html")}),
+        ],
+        action_timeout=20.0,
+    )
+    leave = run.done("click")[1]
+    assert leave.result.ok and (leave.result.changes.dialog or "").startswith("beforeunload")
+    assert "accepted leaving the page" in leave.result.message
+    # The tour's self-navigating page: its beforeunloads were answered, or the tab that they
+    # blocked was closed (either way the result says so); then our navigation got away.
+    start = run.done("click")[3]
+    assert "beforeunload" in start.result.message, start.result.message
+    assert run.observed[-1].url == site.url("/hands/left.html")
+    assert run.finished.outcome == "failure"  # the obedient model's closing finish(False)
+    assert run.log_records[-1]["type"] == "run_end"
+    assert "Traceback" not in run.log_path.with_suffix(".log").read_text()

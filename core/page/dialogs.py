@@ -103,14 +103,18 @@ class Dialogs:
         answered = self._answered_at.get(tab.target_id)
         after_answer = answered is not None and now - answered <= STORM_SECONDS
         if len(recent) == STORM_DIALOGS and recent[-1] - recent[0] <= STORM_SECONDS:
-            self._storm(tab, p, f"opened {STORM_DIALOGS} dialogs within {STORM_SECONDS:g} s")
+            self._storm(
+                tab,
+                p,
+                f"opened {STORM_DIALOGS} dialogs within {STORM_SECONDS:g} s (a dialog storm)",
+            )
             return
         if after_answer and sum(1 for t in recent if t >= (answered or 0.0)) >= FLOOD_DIALOGS:
             self._storm(
                 tab,
                 p,
                 f"opened {FLOOD_DIALOGS} more dialogs within {STORM_SECONDS:g} s of the answer "
-                "to its last one",
+                "to its last one (a dialog storm)",
             )
             return
         kind = p.get("type", "alert")
@@ -142,23 +146,25 @@ class Dialogs:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _storm(self, tab: Tab, p: JSON, what: str) -> None:
+    def _storm(self, tab: Tab, p: JSON, what: str, *, blocked: bool = False) -> None:
         url = str(p.get("url", tab.url))
         why = (
-            f"the page at {url} {what} (a dialog storm); handrail treated the tab as hostile, "
-            "stopped its scripts and closed it"
+            f"the page at {url} {what}; handrail treated the tab as hostile, stopped its "
+            "scripts and closed it"
         )
         self.hostile[tab.target_id] = why
         self._storm_notices.append(why + ". The next action continues in a new tab.")
-        log.warning("page.dialog_storm", url=url)
-        self._spawn(self._stop_hostile(tab, p))
+        log.warning("page.dialog_storm", url=url, what=what)
+        self._spawn(self._stop_hostile(tab, p, blocked=blocked))
 
-    async def _stop_hostile(self, tab: Tab, p: JSON) -> None:
-        try:
-            await tab.send("Emulation.setScriptExecutionDisabled", {"value": True}, timeout=5)
-        except CDPError as exc:
-            log.info("page.storm_scripts_not_stopped", error=first_line(exc))
-        await self._dismiss(tab, p)
+    async def _stop_hostile(self, tab: Tab, p: JSON, *, blocked: bool) -> None:
+        # A tab blocked by a dialog nobody can answer cannot run anything: just close it.
+        if not blocked:
+            try:
+                await tab.send("Emulation.setScriptExecutionDisabled", {"value": True}, timeout=5)
+            except CDPError as exc:
+                log.info("page.storm_scripts_not_stopped", error=first_line(exc))
+            await self._dismiss(tab, p)
         if self.on_storm is not None:
             try:
                 await self.on_storm(tab)
@@ -217,6 +223,16 @@ class Dialogs:
                 await tab.send("Page.handleJavaScriptDialog", params, timeout=10)
             except CDPError as exc:
                 record.answer += f" (answering failed: {first_line(exc)})"
+                if "No dialog is showing" not in str(exc) and tab.target_id not in self.hostile:
+                    # A dialog nobody can answer blocks the tab for good (a beforeunload
+                    # opened again while the page was already leaving): close the tab.
+                    self._storm(
+                        tab,
+                        {"url": info.url, "type": info.type},
+                        f"opened {with_article(info.type)} dialog that could not be answered "
+                        f"({first_line(exc)})",
+                        blocked=True,
+                    )
             record.done = True
             if self.open is info:
                 self.open = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from core.page.context import Ctx, Refused, js
 from core.page.messages import clip, fmt_rect
@@ -25,9 +26,16 @@ class TargetExpectation:
 
 
 async def check_expect(
-    ctx: Ctx, index: int, expect: TargetExpectation | None, before: Probe | None
+    ctx: Ctx,
+    index: int,
+    expect: TargetExpectation | None,
+    before: Probe | None,
+    target: dict[str, Any] | BaseException | None = None,
 ) -> None:
-    """Raise Refused (code ``target_changed``) when the target is not what was approved."""
+    """Raise Refused (code ``target_changed``) when the target is not what was approved.
+
+    ``target``: what ``js(ctx, "target", index)`` gave (or raised), when the caller already
+    read it; otherwise it is read here."""
     if expect is None:
         return
     url = before.url if before is not None else (ctx.tab.url if ctx.tab else "")
@@ -45,7 +53,9 @@ async def check_expect(
             error=f"target_changed: index {index} differs from the approved [{expect.index}]",
         )
     try:
-        info = await js(ctx, "target", index)
+        info = await js(ctx, "target", index) if target is None else target
+        if isinstance(info, BaseException):
+            raise info
     except (StaleElement, UnknownIndex) as exc:
         raise Refused(
             f"{ctx.name} was not done: {exc}",

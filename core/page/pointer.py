@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import Any
 
@@ -10,18 +11,30 @@ from core.page.expect import TargetExpectation, check_expect, name_matches
 from core.page.messages import element_label, not_actionable, position
 from core.page.mouse import click_element
 from core.page.navigation import follow_popup
-from core.page.settle import compare, frames, probe, settle
+from core.page.settle import Probe, compare, frames, probe, settle
 from core.result import ActionResult
 from core.world import StaleElement, UnknownIndex, WorldError
 
 
 async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> ActionResult:
     watch = ctx.watch
-    before = await probe(ctx)
-    await check_expect(ctx, index, expect, before)
-    target = await js(ctx, "target", index)
+    # Three independent readings, in one round trip's time.
+    readings: tuple[Any, ...] = await asyncio.gather(
+        probe(ctx),
+        js(ctx, "target", index),
+        js(ctx, "toggleState", index),
+        return_exceptions=True,
+    )
+    first, target, toggle_before = readings
+    if isinstance(first, BaseException):
+        raise first
+    before: Probe | None = first
+    await check_expect(ctx, index, expect, before, target)
+    if isinstance(target, BaseException):
+        raise target
+    if isinstance(toggle_before, BaseException):
+        raise toggle_before
     label = element_label(index, target)
-    toggle_before = await js(ctx, "toggleState", index)
     prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
     if not prep.get("ok"):
         raise Refused(*not_actionable("click", label, prep), code="not_actionable")

@@ -59,6 +59,7 @@ from core.policy import (
     Finding,
     Gate,
     detect_handover,
+    handled_key,
     host_allowed,
     host_of,
     looks_like_credential_prompt,
@@ -284,7 +285,7 @@ class Agent:
             if finding is None:
                 return snapshot, observation
             await self._hand_over(n, finding, snapshot.url, snapshot.title)
-            self._acknowledged.add(_ack_key(snapshot.url, finding.kind))
+            self._acknowledged.add(handled_key(snapshot.url, finding.kind))
             self._notes.append(
                 f"The person was asked to handle this page ({finding.kind}: {finding.detail}) and has "
                 "handed control back. The page state below is fresh. Do not type into password, "
@@ -351,11 +352,12 @@ class Agent:
     ) -> tuple[ActionResult, ApprovalRecord, float]:
         started = time.monotonic()
         changed_note: str | None = None
+        asked = action  # the model's own; a person's edit replaces ``action`` below
         for _attempt in range(MAX_REAPPROVALS + 1):
             assessment = self.gate.assess(action, snapshot)
             if assessment.refused:
                 if assessment.sensitive:
-                    self._withhold(action)
+                    self._withhold(asked, action)
                 return (
                     ActionResult.failure(assessment.refused),
                     ApprovalRecord.refused(assessment.refused),
@@ -377,7 +379,7 @@ class Agent:
                 assessment = self.gate.assess(action, snapshot)
                 if assessment.refused:
                     if assessment.sensitive:
-                        self._withhold(action)
+                        self._withhold(asked, action)
                     return ActionResult.failure(assessment.refused), approval, started
             try:
                 dispatched = self._with_secrets(action, snapshot.url)
@@ -393,13 +395,13 @@ class Agent:
             if result.code == "sensitive_field":
                 # Judged at dispatch on the field as it was then: what the model meant to type
                 # is withheld for good, and the page is a hand-over.
-                self._withhold(action)
+                self._withhold(asked, action)
                 kind = _SENSITIVE_HANDOVER.get(
                     str((result.data or {}).get("sensitive")), "password"
                 )
                 finding = Finding(kind, result.error or result.message)
                 await self._hand_over(n, finding, snapshot.url, snapshot.title)
-                self._acknowledged.add(_ack_key(snapshot.url, finding.kind))
+                self._acknowledged.add(handled_key(snapshot.url, finding.kind))
                 self._notes.append(
                     "The person was asked to fill in a password, code or card field and has handed "
                     "control back. Do not type into such fields yourself."
@@ -472,7 +474,14 @@ class Agent:
                     3,
                 )
             ) from exc
-        self.emit(ApprovalGiven(round=n, decision=decision))
+        edited = decision.edited_params
+        shown = decision
+        if edited and isinstance(edited.get("text"), str) and not only_placeholders(edited["text"]):
+            # The person's own text for the field is withheld like the model's, until typed.
+            shown = replace(
+                decision, edited_params={**edited, "text": withheld_mark(edited["text"])}
+            )
+        self.emit(ApprovalGiven(round=n, decision=shown))
         await self._mark(lambda badge: badge.driving())
         if decision.decision == "abort":
             raise _Stop(self._finished("aborted", "the person aborted the run at an approval", 130))
@@ -480,13 +489,15 @@ class Agent:
             self.gate.preapprove_kind(action.name)
         return decision, ApprovalRecord.of(decision)
 
-    def _withhold(self, action: Action) -> None:
-        """The text (or keys) ``action`` meant for a field judged sensitive was not typed, and
-        must not be seen again: not in a record, a log line, a model request or a screen."""
-        for key in ("text", "keys"):
-            value = action.params.get(key)
-            if isinstance(value, str):
-                self.secrets.withhold(value)
+    def _withhold(self, *actions: Action) -> None:
+        """The text (or keys) these actions meant for a field judged sensitive was not typed,
+        and must not be seen again: not in a record, a log line, a model request or a screen.
+        (The model's action and the person's edit of it, when they differ.)"""
+        for action in actions:
+            for key in ("text", "keys"):
+                value = action.params.get(key)
+                if isinstance(value, str):
+                    self.secrets.withhold(value)
 
     def _with_secrets(self, action: Action, url: str) -> Action:
         text = action.params.get("text")
@@ -625,6 +636,10 @@ class Agent:
             model_output = turn.assistant
         if action is not None:
             action = self._scrubbed(action)
+        if approval.edited_params:
+            approval = replace(
+                approval, edited_params=self.secrets.scrub_json(dict(approval.edited_params))
+            )
         if action is not None and action.tool_use_id:
             turn.outcomes.insert(0, self._outcome(action.tool_use_id, result))
         turn.summary = f"{n}. {_describe(action) if action else '(no valid action)'} -> " + (
@@ -791,8 +806,3 @@ def _describe(action: Action) -> str:
         f"{k}={json.dumps(v, ensure_ascii=False)[:80]}" for k, v in action.params.items()
     )
     return f"{action.name}({params})"
-
-
-def _ack_key(url: str, kind: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return (f"{parts.scheme}://{parts.netloc}{parts.path}", kind)

@@ -443,12 +443,17 @@ def detect_handover(snapshot: Snapshot, acknowledged: set[tuple[str, str]]) -> F
 
     Runs on every observation, before the model sees the page.
     """
-    parts = urlsplit(snapshot.url)
-    page_key = f"{parts.scheme}://{parts.netloc}{parts.path}"
     for finding in _findings(snapshot):
-        if (page_key, finding.kind) not in acknowledged:
+        if handled_key(snapshot.url, finding.kind) not in acknowledged:
             return finding
     return None
+
+
+def handled_key(url: str, kind: str) -> tuple[str, str]:
+    """What marks a hand-over of ``kind`` as handled on the page at ``url``: the page is
+    its URL without query or fragment."""
+    parts = urlsplit(url)
+    return (f"{parts.scheme}://{parts.netloc}{parts.path}", kind)
 
 
 def _findings(snapshot: Snapshot) -> list[Finding]:

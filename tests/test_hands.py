@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from core.browser import Browser, Tab
-from core.events import ApprovalNeeded, HumanNeeded
+from core.events import ApprovalDecision, ApprovalNeeded, HumanNeeded
 from core.page import Page, TargetExpectation
 from core.snapshot import Snapshot
 from tests.fake_anthropic import FakeAnthropic
@@ -293,6 +293,31 @@ async def test_text_typed_toward_a_sensitive_field_leaves_no_trace(
             leaks[case] = where
     assert leaks == {}
     assert reports(site, "typed:") == []
+
+
+async def test_a_persons_edit_toward_a_field_that_turns_sensitive_leaves_no_trace(
+    tmp_path: Path, site: FixtureSite, other_site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    # The person corrects the model's text in the approval; the field turns into a password
+    # field only when it gets the focus. Neither text may outlive the approval request.
+    mine, theirs = "pw" + token_hex(8), "pw" + token_hex(8)
+    person = Person([ApprovalDecision("edited", edited_params={"text": mine})])
+    run = await run_hostile(
+        tmp_path,
+        fake,
+        site.url(_fields("flips-on-focus")),
+        [type_into("Account key", theirs)],
+        approve="ask",
+        person=person,
+    )
+    [typed] = run.done("type")
+    assert typed.result.code == "sensitive_field", typed.result.message
+    for canary in (mine, theirs):
+        assert _files_holding(tmp_path / "logs", canary) == []
+        assert not any(canary in json.dumps(b) for b in run.bodies[1:])
+        assert not [
+            e for e in run.events if not isinstance(e, ApprovalNeeded) and canary in repr(e)
+        ]
 
 
 # --- dialog storms ------------------------------------------------------------------------------

@@ -145,8 +145,10 @@ function contentText(el) {
       if (block) parts.push(" ");
     }
   };
+  // A tree or menu item's nested group is not its name (the walk lists the group's items).
+  const skip = el.tagName === "LI" || el.getAttribute("role") === "treeitem" ? nestedGroup(el) : null;
   const children = (n) => {
-    for (let c = n.firstChild; c; c = c.nextSibling) one(c);
+    for (let c = n.firstChild; c; c = c.nextSibling) if (c !== skip) one(c);
   };
   children(rootOf(el) || el);
   return clean(parts.join(""));

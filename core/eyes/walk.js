@@ -13,6 +13,12 @@ const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
   "OPTION", "OPTGROUP", "DATALIST", "PARAM", "SOURCE", "TRACK",
 ]);
+// The attributes a digest line may carry, in the order it prints them.
+const LINE_ATTRS = [
+  "role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked",
+  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "href", "target",
+  "focused",
+];
 const ROW_PARENTS = new Set(["TBODY", "THEAD", "TFOOT", "TABLE", "UL", "OL", "DL"]);
 const FAR_ABOVE = 1;
 const FAR_BELOW = 2;
@@ -248,9 +254,10 @@ function walkDocument(opts) {
   //   frame: frame URL or null; shadow: inside a shadow root
   //   cursor: parent's cursor (a pointer that is merely inherited is not a new target)
   //   inInteractive: some ancestor is listed
-  function walkChildren(parent, c) {
+  function walkChildren(parent, c, skip) {
     const rows = ROW_PARENTS.has(parent.tagName);
     for (let n = parent.firstChild; n; n = n.nextSibling) {
+      if (n === skip) continue;
       const t = n.nodeType;
       if (t === 1) {
         // In a table or list, once a row lies far below, so do all the rows after it.
@@ -506,6 +513,8 @@ function walkDocument(opts) {
 
     // Walk the content: for links/buttons it becomes the name; containers list children.
     let parts = null;
+    let group = null;
+    let groupCtx = null;
     if (kind === "field" || kind === "editable") {
       // A select's options or an editor's text are its value, not page text.
       if (kind === "editable") {
@@ -516,13 +525,17 @@ function walkDocument(opts) {
       cc.inInteractive = true;
       walkChildren(rootOf(el) || el, cc);
     } else {
+      // A tree item or menu item holding its nested group: named by its own label, and the
+      // group's items walked after it as elements of their own.
+      group = tag === "LI" || el.getAttribute("role") === "treeitem" ? nestedGroup(el) : null;
+      if (group) groupCtx = Object.assign({}, cc);
       parts = [];
       cc.name = parts;
       cc.fold = true;
       cc.inInteractive = true;
       const root = rootOf(el);
       if (root) rootsWalked.add(root);
-      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc, group);
     }
     const content = parts ? clean(parts.join("")) : "";
     const a = rec.attrs;
@@ -595,13 +608,10 @@ function walkDocument(opts) {
     if (ariaChecked === "true") a.checked = "";
     else if (ariaChecked === "mixed") a.checked = "mixed";
     if (el.getAttribute("aria-selected") === "true") a.selected = a.selected || "";
-    const expanded = el.getAttribute("aria-expanded");
-    if (expanded !== null) a.expanded = expanded === "true" ? "true" : "false";
-    if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
-      a.expanded = el.parentElement.open ? "true" : "false";
-    }
+    widgetStates(el, tag, a);
     if (el.required || el.getAttribute("aria-required") === "true") a.required = "";
-    const disabled = !!el.disabled || el.getAttribute("aria-disabled") === "true" || !!el.closest("fieldset:disabled");
+    // aria-disabled holds for the subtree (jQuery UI marks the item, its wrapper is the menuitem).
+    const disabled = !!el.disabled || !!el.closest("[aria-disabled=true]") || !!el.closest("fieldset:disabled");
     if (disabled) a.disabled = "";
     rec.disabled = disabled;
     if (tag === "A") {
@@ -619,7 +629,7 @@ function walkDocument(opts) {
 
     // The line. Attribute values are page strings: escaped and quoted where needed.
     let attrs = "";
-    for (const k of ["role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked", "expanded", "required", "disabled", "href", "target", "focused"]) {
+    for (const k of LINE_ATTRS) {
       const v = a[k];
       if (v === undefined) continue;
       if (v === "") attrs += ` ${k}`;
@@ -631,6 +641,7 @@ function walkDocument(opts) {
     rec.line = `${mark}[${index}]<${rec.tag}${attrs}>${nameText}${nameText ? `</${rec.tag}>` : ""}`;
     entry.s = rec.line;
     lastName = name;
+    if (group && !c.name) visit(group, groupCtx);
     return rec;
   }
 

@@ -1,0 +1,110 @@
+"""Widgets as a person sees them (issue 15, the eyes): the states read off menus, trees and
+toggles, SVG text, icon names and list items as elements of their own.
+
+Real headless Chromium against tests/site/widgets/eyes/ (plain HTML pages, and jQuery UI from
+tests/site/node_modules). Each task is done through the digest and the hands, and checked
+against the page's own state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+
+from core.browser import Browser, Tab
+from core.page import Page
+from core.snapshot import Snapshot
+from tests.helpers import open_page, page_eval
+from tests.site_server import FixtureSite
+
+
+@pytest.fixture
+async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
+    hands = Page(browser, action_timeout=15)
+    yield hands
+    hands.close()
+
+
+def line_of(snapshot: Snapshot, name: str) -> str:
+    """The one digest line of the element named ``name`` (tag, attributes and name)."""
+    found = [e.line for e in snapshot.elements.values() if e.name == name]
+    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
+    return re.sub(r"^\*?~?\[\d+\]", "", found[0])
+
+
+def index_named(snapshot: Snapshot, name: str) -> int:
+    found = [e.index for e in snapshot.elements.values() if e.name == name]
+    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snapshot.text}"
+    return found[0]
+
+
+# -- states as attributes -------------------------------------------------------------------
+
+
+async def test_widget_states_read_as_attributes(page: Page, site: FixtureSite) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/states.html")
+    assert line_of(snap, "Home") == "<a current=page href=/home>Home</a>"
+    assert line_of(snap, "Step 2") == "<a current=step href=/step2>Step 2</a>"
+    assert line_of(snap, "Bold") == "<button pressed>Bold</button>"
+    assert line_of(snap, "Italic") == "<button>Italic</button>"
+    assert line_of(snap, "Underline") == "<button pressed=mixed>Underline</button>"
+    assert line_of(snap, "Font") == "<button haspopup=listbox expanded=false>Font</button>"
+    assert line_of(snap, "Share") == "<button haspopup=dialog>Share</button>"
+    assert line_of(snap, "Paste") == "<li role=menuitem disabled>Paste</li>"
+    assert line_of(snap, "Find") == "<li role=menuitem haspopup=menu expanded=false>Find</li>"
+    # aria-disabled on an ancestor disables what it holds.
+    assert line_of(snap, "Archive") == "<span role=button disabled>Archive</span>"
+    assert line_of(snap, "Overview") == "<button role=tab selected>Overview</button>"
+
+
+async def test_tree_items_show_level_and_open_state(page: Page, site: FixtureSite) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/states.html")
+    assert line_of(snap, "Inbox") == "<li role=treeitem expanded=true level=1>Inbox</li>"
+    assert line_of(snap, "Receipts") == "<li role=treeitem selected level=2>Receipts</li>"
+    # No aria-expanded, but its group is hidden: collapsed, and its hidden item not listed.
+    assert line_of(snap, "Travel") == "<li role=treeitem expanded=false level=2>Travel</li>"
+    assert "Flights" not in snap.text
+
+
+async def test_file_in_a_collapsed_folder_is_opened_without_a_wrong_click(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # A tree with no ARIA: folders are known only by their hidden nested lists.
+    snap = await open_page(page, site, "/widgets/eyes/tree.html")
+    assert line_of(snap, "Documents") == "<span expanded=false level=1>Documents</span>"
+    assert line_of(snap, "2025.pdf.lnk") == "<span>2025.pdf.lnk</span>"
+    assert (await page.click(index_named(snap, "Documents"))).ok
+    snap, _ = await page.observe()
+    assert line_of(snap, "Documents") == "<span expanded=true level=1>Documents</span>"
+    assert line_of(snap, "Taxes") == "<span expanded=false level=2>Taxes</span>"
+    assert (await page.click(index_named(snap, "Taxes"))).ok
+    snap, _ = await page.observe()
+    assert line_of(snap, "2025.pdf") == "<span level=3>2025.pdf</span>"
+    assert (await page.click(index_named(snap, "2025.pdf"))).ok
+    assert await page_eval(tab, "window.opened") == ["2025.pdf"]
+
+
+async def test_jquery_ui_submenu_item_chosen_through_its_haspopup_parent(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/jquery-menu.html")
+    assert line_of(snap, "Export") == "<div role=menuitem haspopup=menu expanded=false>Export</div>"
+    assert line_of(snap, "Save") == "<div role=menuitem disabled>Save</div>"
+    assert "<div role=menuitem>PDF" not in snap.text
+    # jQuery UI opens a submenu on its own timer once the pointer rests on its parent.
+    assert (await page.click(index_named(snap, "Export"))).ok
+    await page_eval(tab, SUBMENU_SHOWN)
+    snap, _ = await page.observe()
+    assert line_of(snap, "Export") == "<div role=menuitem haspopup=menu expanded=true>Export</div>"
+    assert (await page.click(index_named(snap, "PDF"))).ok
+    # (jQuery UI also reports the click on Export itself as a "select".)
+    assert (await page_eval(tab, "window.chosen"))[-1] == "PDF"
+
+
+SUBMENU_SHOWN = """new Promise((resolve) => {
+  const sub = document.querySelector("#menu ul");
+  const check = () => (sub.style.display !== "none" ? resolve(true) : requestAnimationFrame(check));
+  check();
+})"""

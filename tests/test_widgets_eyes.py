@@ -108,3 +108,28 @@ SUBMENU_SHOWN = """new Promise((resolve) => {
   const check = () => (sub.style.display !== "none" ? resolve(true) : requestAnimationFrame(check));
   check();
 })"""
+
+
+# -- SVG -----------------------------------------------------------------------------------
+
+
+async def test_svg_text_and_titles_are_read_in_reading_order(page: Page, site: FixtureSite) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/svg.html")
+    lines = snap.text.splitlines()
+    chart = lines[lines.index("Quarterly chart") + 1 : lines.index("Quarterly chart") + 5]
+    # Top to bottom, left to right, though the page writes the heading after Q1 and Q2.
+    assert chart == ["Revenue by quarter", "Q2 is the best quarter", "Q1", "Q2"]
+    assert "Hello" in lines
+    assert "secret hidden label" not in snap.text
+    assert "never drawn" not in snap.text
+
+
+async def test_svg_control_is_named_by_its_title_or_text_and_clicked(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/svg.html")
+    assert line_of(snap, "Delete") == "<g>Delete</g>"
+    assert line_of(snap, "Zoom in") == "<g>Zoom in</g>"
+    assert (await page.click(index_named(snap, "Zoom in"))).ok
+    assert (await page.click(index_named(snap, "Delete"))).ok
+    assert await page_eval(tab, "window.clicked") == ["zoom", "delete"]

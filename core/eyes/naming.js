@@ -129,11 +129,20 @@ function contentText(el) {
     if (c.nodeType !== 1) return;
     const t = c.tagName;
     if (SKIP.has(t)) return;
+    const svg = c.namespaceURI === SVG_NS;
+    // An SVG <title> is never rendered, yet it is what a person's tooltip and reader say.
+    if (svg && t === "title") {
+      parts.push(" " + (c.textContent || "") + " ");
+      return;
+    }
     if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
     if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
-    else if (t === "svg" || t === "SVG") {
-      const label = c.getAttribute("aria-label") || (c.querySelector("title") || {}).textContent || "";
-      if (label) parts.push(" " + label + " ");
+    else if (svg && t === "svg" && c.getAttribute("aria-label")) parts.push(" " + c.getAttribute("aria-label") + " ");
+    else if (svg) {
+      const gap = t === "text" ? " " : ""; // each <text> is a line of its own; a <tspan> is not
+      parts.push(gap);
+      children(c);
+      parts.push(gap);
     } else if (t === "SLOT") {
       const assigned = c.assignedNodes();
       if (assigned.length) assigned.forEach(one);

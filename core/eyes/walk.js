@@ -13,6 +13,9 @@ const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
   "OPTION", "OPTGROUP", "DATALIST", "PARAM", "SOURCE", "TRACK",
 ]);
+const SVG_NS = "http://www.w3.org/2000/svg";
+// SVG leaves that draw and say nothing: not visited unless they may be controls.
+const SVG_SHAPES = new Set(["path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "image", "stop"]);
 // The attributes a digest line may carry, in the order it prints them.
 const LINE_ATTRS = [
   "role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked",
@@ -320,6 +323,10 @@ function walkDocument(opts) {
     visited++;
     const tag = el.tagName;
     if (SKIP.has(tag)) return;
+    if (el.namespaceURI === SVG_NS && !el.firstElementChild && SVG_SHAPES.has(tag)) {
+      if (!el.hasAttribute("onclick") && !el.hasAttribute("role") && !el.hasAttribute("tabindex")) return;
+    }
+    if (tag === "title" && el.namespaceURI === SVG_NS) return svgTitle(el, c);
     const st = c.view.getComputedStyle(el);
     const display = st.display;
     if (display === "none") return hiddenScan(el);
@@ -439,13 +446,8 @@ function walkDocument(opts) {
         else flush();
       }
       if (tag === "IMG" && c.name && selfVisible) c.name.push(" " + (el.getAttribute("alt") || "") + " ");
-      if (tag === "svg" || tag === "SVG") {
-        if (c.name) {
-          const t = el.getAttribute("aria-label") || (el.querySelector("title") || {}).textContent || "";
-          if (t) c.name.push(" " + t + " ");
-        }
-        return;
-      }
+      if (tag === "svg" && el.namespaceURI === SVG_NS) return svgRoot(el, cc);
+      if (tag === "text" && el.namespaceURI === SVG_NS) return svgText(el, cc, x, y);
       if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO" || tag === "AUDIO" || tag === "OBJECT" || tag === "EMBED") return;
       const root = rootOf(el);
       if (root) rootsWalked.add(root);
@@ -699,6 +701,65 @@ function walkDocument(opts) {
     visit(inner.body, fc);
     flush();
     countComments(inner);
+  }
+
+  // ---- inline SVG: its <text> and <title> are read like the page's text ----------------
+  // A drawing with no control inside reads in the order a person reads it (top to bottom,
+  // left to right); one with controls keeps document order, so each control stays next to
+  // its own label.
+  function svgRoot(el, cc) {
+    const label = clean(el.getAttribute("aria-label") || "");
+    if (label) {
+      if (cc.name) cc.name.push(" " + label + " ");
+      else if (el.getAttribute("role") === "img") textLine(label, cc, null);
+      return;
+    }
+    if (cc.name) return walkChildren(el, cc);
+    flush();
+    const from = lines.length;
+    walkChildren(el, cc);
+    flush();
+    const part = lines.slice(from);
+    if (part.length < 2 || part.some((l) => l.el || !l.at || l.slot !== undefined)) return;
+    part.sort((p, q) => (Math.abs(p.at[1] - q.at[1]) > 4 ? p.at[1] - q.at[1] : p.at[0] - q.at[0]));
+    lines.splice(from, part.length, ...part);
+  }
+
+  function svgText(el, cc, x, y) {
+    if (cc.name) {
+      cc.name.push(" ");
+      walkChildren(el, cc);
+      cc.name.push(" ");
+      return;
+    }
+    flush();
+    const from = lines.length;
+    walkChildren(el, cc);
+    flush();
+    for (let k = from; k < lines.length; k++) if (!lines[k].el) lines[k].at = [x, y];
+  }
+
+  function svgTitle(el, c) {
+    if (!c.vis || c.far || c.suppress) return;
+    const t = clean(el.textContent || "");
+    if (!t) return;
+    if (c.name) {
+      c.name.push(" " + t + " ");
+      return;
+    }
+    const parent = el.parentElement;
+    const b = parent ? parent.getBoundingClientRect() : null;
+    textLine(t, c, b ? [b.left + c.ox, b.top + c.oy] : null);
+  }
+
+  function textLine(t, c, at) {
+    flush();
+    buf = t;
+    bufDist = c.dist;
+    bufAbove = c.above;
+    const from = lines.length;
+    flush();
+    if (at) for (let k = from; k < lines.length; k++) lines[k].at = at;
   }
 
   function lastText(n) {

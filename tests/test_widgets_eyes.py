@@ -133,3 +133,30 @@ async def test_svg_control_is_named_by_its_title_or_text_and_clicked(
     assert (await page.click(index_named(snap, "Zoom in"))).ok
     assert (await page.click(index_named(snap, "Delete"))).ok
     assert await page_eval(tab, "window.clicked") == ["zoom", "delete"]
+
+
+# -- icons ---------------------------------------------------------------------------------
+
+
+async def test_icon_only_controls_are_named_by_title_image_tooltip_or_hint(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/icons.html")
+    assert line_of(snap, "Like") == "<button>Like</button>"  # its title
+    assert line_of(snap, "Star") == "<button>Star</button>"  # an image's title inside
+    assert line_of(snap, "Move to trash") == "<button>Move to trash</button>"  # its tooltip
+    assert line_of(snap, "Save") == "<button>Save</button>"  # words its CSS draws
+    assert line_of(snap, "Settings") == "<button>Settings</button>"  # a name beats a hint
+    # Nothing but a class or data attribute: a guess, and printed as one.
+    assert line_of(snap, "retweet (icon)") == "<span>retweet (icon)</span>"
+    assert line_of(snap, "paper plane (icon)") == "<i>paper plane (icon)</i>"
+    assert line_of(snap, "bookmark (icon)") == "<span role=button>bookmark (icon)</span>"
+
+
+async def test_reply_icon_inside_a_clickable_row_is_named_and_clicked(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # Drawn by CSS `content: url(...)` on an empty span, inside a row that opens on click.
+    snap = await open_page(page, site, "/widgets/eyes/icons.html")
+    assert (await page.click(index_named(snap, "reply (icon)"))).ok
+    assert await page_eval(tab, "window.clicked") == ["reply"]

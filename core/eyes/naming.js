@@ -79,7 +79,71 @@ function accessibleName(el, kind, content) {
   if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
   if (!name && el.title) name = clean(el.title);
   if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
+  if (!name && kind !== "field" && kind !== "editable") name = iconName(el);
   return cut(name, 150);
+}
+
+// ---- icons -------------------------------------------------------------------------------
+// An icon-only control (a glyph drawn by CSS, an empty span, an image without alt) is named
+// by what a person would see or hover: text the CSS draws, the title of an image or glyph
+// inside, its tooltip; failing those, by a class or data-attribute hint ("icon-reply"),
+// printed as "reply (icon)" so the model knows it is a guess.
+const ICON_CLASS = /^(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|ion|ti|la|octicon|feather|lucide|ri|uil|gg|svg-icon|i)[-_]+([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)*)$/i;
+// Class parts that say how an icon looks, not what it does.
+const ICON_STYLE = new Set([
+  "lg", "sm", "xs", "xl", "fw", "2x", "3x", "4x", "5x", "solid", "regular", "light", "thin",
+  "duotone", "brands", "fill", "filled", "outline", "outlined", "o", "alt", "large", "small",
+  "white", "black", "inverse", "spin", "pulse", "round", "rounded", "sharp", "two", "tone",
+  "button", "btn", "icon",
+]);
+const TOOLTIP_ATTRS = ["aria-description", "data-tooltip", "data-tip", "data-title", "data-original-title", "data-bs-original-title"];
+const HINT_ATTRS = ["data-icon", "data-action", "data-testid", "data-test-id"];
+
+function iconName(el) {
+  const drawn = cssText(el);
+  if (drawn) return drawn;
+  const titled = el.querySelector("[title]");
+  if (titled && clean(titled.getAttribute("title"))) return clean(titled.getAttribute("title"));
+  const tip = idrefText(el, "aria-describedby");
+  if (tip) return tip;
+  for (const attr of TOOLTIP_ATTRS) {
+    const v = clean(el.getAttribute(attr) || "");
+    if (v) return v;
+  }
+  const hint = iconHint(el);
+  return hint ? `${hint} (icon)` : "";
+}
+
+// Words the CSS draws on or before the element (`content: "Reply"`); not glyph codes.
+function cssText(el) {
+  const view = el.ownerDocument.defaultView;
+  if (!view) return "";
+  for (const pseudo of ["::before", "::after"]) {
+    const m = /^"(.*)"$/.exec(view.getComputedStyle(el, pseudo).content || "");
+    if (m && /[A-Za-z]{2}/.test(m[1])) return clean(m[1]);
+  }
+  return "";
+}
+
+function iconHint(el) {
+  const candidates = [el, ...el.querySelectorAll("[class], [data-icon]")].slice(0, 8);
+  for (const x of candidates) {
+    for (const attr of HINT_ATTRS) {
+      const words = hintWords(x.getAttribute(attr) || "");
+      if (words) return words;
+    }
+    for (const token of x.classList || []) {
+      const m = ICON_CLASS.exec(token);
+      const words = m ? hintWords(m[1]) : "";
+      if (words) return words;
+    }
+  }
+  return "";
+}
+
+function hintWords(raw) {
+  const words = raw.toLowerCase().split(/[-_\s]+/).filter((w) => w && !ICON_STYLE.has(w) && !/^\d+$/.test(w));
+  return words.length && words.length <= 4 ? words.join(" ") : "";
 }
 
 // A field's labels. `el.labels` makes the browser scan the whole tree for labels the first

@@ -485,8 +485,10 @@ function walkDocument(opts) {
     if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
     const ce = el.getAttribute("contenteditable");
     if (ce !== null && ce !== "false" && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
-    if (c.inInteractive) return null;
+    // A control with its own handler inside a clickable row or card (a trash icon on a
+    // message) is a target of its own; a pointer cursor there may be the row's.
     if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : "weak";
+    if (c.inInteractive) return null;
     const tabindex = el.getAttribute("tabindex");
     const pointer = st.cursor === "pointer" && c.cursor !== "pointer";
     if ((pointer || (tabindex !== null && +tabindex >= 0)) && !el.querySelector(SELECTOR)) {

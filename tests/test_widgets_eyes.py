@@ -160,3 +160,42 @@ async def test_reply_icon_inside_a_clickable_row_is_named_and_clicked(
     snap = await open_page(page, site, "/widgets/eyes/icons.html")
     assert (await page.click(index_named(snap, "reply (icon)"))).ok
     assert await page_eval(tab, "window.clicked") == ["reply"]
+
+
+# -- list items as elements ----------------------------------------------------------------
+
+SUGGESTIONS_SHOWN = """new Promise((resolve) => {
+  const shown = () => [...document.querySelectorAll("li")].some((li) => li.offsetHeight > 0);
+  const check = () => (shown() ? resolve(true) : requestAnimationFrame(check));
+  check();
+})"""
+
+
+@pytest.mark.parametrize("path", ["autocomplete.html", "jquery-autocomplete.html"])
+async def test_autocomplete_item_is_chosen_by_its_own_index(
+    page: Page, tab: Tab, site: FixtureSite, path: str
+) -> None:
+    snap = await open_page(page, site, f"/widgets/eyes/{path}")
+    assert (await page.type(index_named(snap, "Country"), "Ni")).ok
+    await page_eval(tab, SUGGESTIONS_SHOWN)
+    snap, _ = await page.observe()
+    for country in ["Nicaragua", "Niger", "Nigeria", "Niue"]:
+        assert line_of(snap, country) == f"<li>{country}</li>"
+    assert "Nicaragua Niger" not in snap.text
+    # Niger sits between two others: a click on the list's centre would pick another.
+    assert (await page.click(index_named(snap, "Niger"))).ok
+    assert await page_eval(tab, "document.getElementById('country').value") == "Niger"
+
+
+async def test_clickable_list_keeps_a_short_name(page: Page, tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/autocomplete.html")
+    assert (await page.type(index_named(snap, "Country"), "Ni")).ok
+    await page_eval(tab, SUGGESTIONS_SHOWN)
+    snap, _ = await page.observe()
+    assert line_of(snap, "Suggestions") == "<ul>Suggestions</ul>"
+
+
+async def test_items_of_a_listbox_without_roles_are_elements(page: Page, site: FixtureSite) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/states.html")
+    assert line_of(snap, "Small") == "<div>Small</div>"
+    assert line_of(snap, "Large") == "<div>Large</div>"

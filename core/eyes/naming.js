@@ -72,14 +72,14 @@ function accessibleName(el, kind, content) {
     name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
   }
   if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
-  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container") {
+  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
     content = contentText(el);
   }
   if (!name && content) name = content;
   if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
   if (!name && el.title) name = clean(el.title);
   if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
-  if (!name && kind !== "field" && kind !== "editable") name = iconName(el);
+  if (!name && kind !== "field" && kind !== "editable" && kind !== "list") name = iconName(el);
   return cut(name, 150);
 }
 
@@ -176,8 +176,10 @@ function nameKind(el) {
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return "field";
   if (tag === "LABEL") return "label";
   if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
-  const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || el.hasAttribute("role");
+  const role = el.getAttribute("role");
+  const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || (!!role && ROLES.has(role.trim().split(/\s+/)[0]));
   if (!strong && el.hasAttribute("onclick") && el.querySelector(SELECTOR)) return "container";
+  if (!strong && isItemList(el)) return "list";
   return "strong";
 }
 

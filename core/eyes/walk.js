@@ -421,6 +421,8 @@ function walkDocument(opts) {
       vis: selfVisible, st, name: c.name, fold: c.fold, suppress: c.suppress,
       frame: c.frame, shadow: c.shadow, cursor: st.cursor, inInteractive: c.inInteractive,
       dist, above, far, textHiddenCache: undefined,
+      // A listbox or menu the page did not make clickable still has items a person clicks.
+      itemsOf: LIST_ROLES.has(el.getAttribute("role")) ? el : null,
     };
 
     // Iframes: same-origin ones are walked, cross-origin ones listed as such.
@@ -487,13 +489,14 @@ function walkDocument(opts) {
     if (ce !== null && ce !== "false" && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
     // A control with its own handler inside a clickable row or card (a trash icon on a
     // message) is a target of its own; a pointer cursor there may be the row's.
-    if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : "weak";
+    if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : isItemList(el) ? "list" : "weak";
+    if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
     if (c.inInteractive) return null;
     const tabindex = el.getAttribute("tabindex");
     const pointer = st.cursor === "pointer" && c.cursor !== "pointer";
     if ((pointer || (tabindex !== null && +tabindex >= 0)) && !el.querySelector(SELECTOR)) {
       if (el === c.doc.body || el === c.doc.documentElement) return null;
-      return "weak";
+      return isItemList(el) ? "list" : "weak";
     }
     return null;
   }
@@ -528,6 +531,10 @@ function walkDocument(opts) {
     } else if (kind === "container") {
       cc.inInteractive = true;
       walkChildren(rootOf(el) || el, cc);
+    } else if (kind === "list") {
+      cc.inInteractive = true;
+      cc.itemsOf = el;
+      walkChildren(el, cc);
     } else {
       // A tree item or menu item holding its nested group: named by its own label, and the
       // group's items walked after it as elements of their own.

@@ -81,3 +81,23 @@ function widgetStates(el, tag, a) {
 function inMenuOnly(item) {
   return !!item.closest("[role=menu], [role=menubar]") && !item.closest("[role=tree]");
 }
+
+// ---- lists of items ------------------------------------------------------------------------
+// A clickable list (an autocomplete's suggestions, a menu, a listbox) is not one target: a
+// person clicks one of its items. The walk lists each item on its own, named by its own
+// text, and the list by its label only.
+const LIST_ROLES = new Set(["listbox", "menu", "menubar"]);
+function isItemList(el) {
+  if (el.childElementCount < 1) return false;
+  const tag = el.tagName;
+  return tag === "UL" || tag === "OL" || LIST_ROLES.has(el.getAttribute("role"));
+}
+
+// An item of such a list: a child the person can click as a whole (nothing inside it is a
+// control of its own), and not a separator.
+const NOT_ITEM_ROLES = new Set(["separator", "presentation", "none"]);
+function isListItem(el, list) {
+  if (el.parentElement !== list) return false;
+  if (NOT_ITEM_ROLES.has(el.getAttribute("role"))) return false;
+  return !el.querySelector(SELECTOR);
+}

@@ -16,6 +16,7 @@ import pytest
 from core.browser import Browser, Tab
 from core.page import Page
 from core.snapshot import Snapshot
+from core.world import world_call
 from tests.helpers import open_page, page_eval
 from tests.site_server import FixtureSite
 
@@ -199,3 +200,20 @@ async def test_items_of_a_listbox_without_roles_are_elements(page: Page, site: F
     snap = await open_page(page, site, "/widgets/eyes/states.html")
     assert line_of(snap, "Small") == "<div>Small</div>"
     assert line_of(snap, "Large") == "<div>Large</div>"
+
+
+@pytest.mark.parametrize(
+    "path", ["states.html", "tree.html", "jquery-menu.html", "svg.html", "icons.html"]
+)
+async def test_hands_name_each_widget_as_the_digest_does(
+    page: Page, tab: Tab, site: FixtureSite, path: str
+) -> None:
+    # The hands re-check an approved element by this name before they act on it.
+    snap = await open_page(page, site, f"/widgets/eyes/{path}")
+    names = await world_call(
+        tab,
+        "function (ids) { return ids.map((i) => globalThis.__handrail.accessibleName("
+        "globalThis.__handrail.element(i))); }",
+        list(snap.elements),
+    )
+    assert names == [e.name for e in snap.elements.values()]

@@ -55,6 +55,7 @@ EYES_PARTS = (
     "text",
     "visibility",
     "naming",
+    "widgets",
     "detectors",
     "walk",
     "frames",

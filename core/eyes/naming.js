@@ -72,14 +72,78 @@ function accessibleName(el, kind, content) {
     name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
   }
   if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
-  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container") {
+  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
     content = contentText(el);
   }
   if (!name && content) name = content;
   if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
   if (!name && el.title) name = clean(el.title);
   if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
+  if (!name && kind !== "field" && kind !== "editable" && kind !== "list") name = iconName(el);
   return cut(name, 150);
+}
+
+// ---- icons -------------------------------------------------------------------------------
+// An icon-only control (a glyph drawn by CSS, an empty span, an image without alt) is named
+// by what a person would see or hover: text the CSS draws, the title of an image or glyph
+// inside, its tooltip; failing those, by a class or data-attribute hint ("icon-reply"),
+// printed as "reply (icon)" so the model knows it is a guess.
+const ICON_CLASS = /^(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|ion|ti|la|octicon|feather|lucide|ri|uil|gg|svg-icon|i)[-_]+([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)*)$/i;
+// Class parts that say how an icon looks, not what it does.
+const ICON_STYLE = new Set([
+  "lg", "sm", "xs", "xl", "fw", "2x", "3x", "4x", "5x", "solid", "regular", "light", "thin",
+  "duotone", "brands", "fill", "filled", "outline", "outlined", "o", "alt", "large", "small",
+  "white", "black", "inverse", "spin", "pulse", "round", "rounded", "sharp", "two", "tone",
+  "button", "btn", "icon",
+]);
+const TOOLTIP_ATTRS = ["aria-description", "data-tooltip", "data-tip", "data-title", "data-original-title", "data-bs-original-title"];
+const HINT_ATTRS = ["data-icon", "data-action", "data-testid", "data-test-id"];
+
+function iconName(el) {
+  const drawn = cssText(el);
+  if (drawn) return drawn;
+  const titled = el.querySelector("[title]");
+  if (titled && clean(titled.getAttribute("title"))) return clean(titled.getAttribute("title"));
+  const tip = idrefText(el, "aria-describedby");
+  if (tip) return tip;
+  for (const attr of TOOLTIP_ATTRS) {
+    const v = clean(el.getAttribute(attr) || "");
+    if (v) return v;
+  }
+  const hint = iconHint(el);
+  return hint ? `${hint} (icon)` : "";
+}
+
+// Words the CSS draws on or before the element (`content: "Reply"`); not glyph codes.
+function cssText(el) {
+  const view = el.ownerDocument.defaultView;
+  if (!view) return "";
+  for (const pseudo of ["::before", "::after"]) {
+    const m = /^"(.*)"$/.exec(view.getComputedStyle(el, pseudo).content || "");
+    if (m && /[A-Za-z]{2}/.test(m[1])) return clean(m[1]);
+  }
+  return "";
+}
+
+function iconHint(el) {
+  const candidates = [el, ...el.querySelectorAll("[class], [data-icon]")].slice(0, 8);
+  for (const x of candidates) {
+    for (const attr of HINT_ATTRS) {
+      const words = hintWords(x.getAttribute(attr) || "");
+      if (words) return words;
+    }
+    for (const token of x.classList || []) {
+      const m = ICON_CLASS.exec(token);
+      const words = m ? hintWords(m[1]) : "";
+      if (words) return words;
+    }
+  }
+  return "";
+}
+
+function hintWords(raw) {
+  const words = raw.toLowerCase().split(/[-_\s]+/).filter((w) => w && !ICON_STYLE.has(w) && !/^\d+$/.test(w));
+  return words.length && words.length <= 4 ? words.join(" ") : "";
 }
 
 // A field's labels. `el.labels` makes the browser scan the whole tree for labels the first
@@ -112,8 +176,10 @@ function nameKind(el) {
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return "field";
   if (tag === "LABEL") return "label";
   if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
-  const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || el.hasAttribute("role");
+  const role = el.getAttribute("role");
+  const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || (!!role && ROLES.has(role.trim().split(/\s+/)[0]));
   if (!strong && el.hasAttribute("onclick") && el.querySelector(SELECTOR)) return "container";
+  if (!strong && isItemList(el)) return "list";
   return "strong";
 }
 
@@ -129,11 +195,20 @@ function contentText(el) {
     if (c.nodeType !== 1) return;
     const t = c.tagName;
     if (SKIP.has(t)) return;
+    const svg = c.namespaceURI === SVG_NS;
+    // An SVG <title> is never rendered, yet it is what a person's tooltip and reader say.
+    if (svg && t === "title") {
+      parts.push(" " + (c.textContent || "") + " ");
+      return;
+    }
     if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
     if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
-    else if (t === "svg" || t === "SVG") {
-      const label = c.getAttribute("aria-label") || (c.querySelector("title") || {}).textContent || "";
-      if (label) parts.push(" " + label + " ");
+    else if (svg && t === "svg" && c.getAttribute("aria-label")) parts.push(" " + c.getAttribute("aria-label") + " ");
+    else if (svg) {
+      const gap = t === "text" ? " " : ""; // each <text> is a line of its own; a <tspan> is not
+      parts.push(gap);
+      children(c);
+      parts.push(gap);
     } else if (t === "SLOT") {
       const assigned = c.assignedNodes();
       if (assigned.length) assigned.forEach(one);
@@ -145,8 +220,10 @@ function contentText(el) {
       if (block) parts.push(" ");
     }
   };
+  // A tree or menu item's nested group is not its name (the walk lists the group's items).
+  const skip = el.tagName === "LI" || el.getAttribute("role") === "treeitem" ? nestedGroup(el) : null;
   const children = (n) => {
-    for (let c = n.firstChild; c; c = c.nextSibling) one(c);
+    for (let c = n.firstChild; c; c = c.nextSibling) if (c !== skip) one(c);
   };
   children(rootOf(el) || el);
   return clean(parts.join(""));

@@ -13,6 +13,15 @@ const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
   "OPTION", "OPTGROUP", "DATALIST", "PARAM", "SOURCE", "TRACK",
 ]);
+const SVG_NS = "http://www.w3.org/2000/svg";
+// SVG leaves that draw and say nothing: not visited unless they may be controls.
+const SVG_SHAPES = new Set(["path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "image", "stop"]);
+// The attributes a digest line may carry, in the order it prints them.
+const LINE_ATTRS = [
+  "role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked",
+  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "href", "target",
+  "focused",
+];
 const ROW_PARENTS = new Set(["TBODY", "THEAD", "TFOOT", "TABLE", "UL", "OL", "DL"]);
 const FAR_ABOVE = 1;
 const FAR_BELOW = 2;
@@ -248,9 +257,10 @@ function walkDocument(opts) {
   //   frame: frame URL or null; shadow: inside a shadow root
   //   cursor: parent's cursor (a pointer that is merely inherited is not a new target)
   //   inInteractive: some ancestor is listed
-  function walkChildren(parent, c) {
+  function walkChildren(parent, c, skip) {
     const rows = ROW_PARENTS.has(parent.tagName);
     for (let n = parent.firstChild; n; n = n.nextSibling) {
+      if (n === skip) continue;
       const t = n.nodeType;
       if (t === 1) {
         // In a table or list, once a row lies far below, so do all the rows after it.
@@ -313,6 +323,10 @@ function walkDocument(opts) {
     visited++;
     const tag = el.tagName;
     if (SKIP.has(tag)) return;
+    if (el.namespaceURI === SVG_NS && !el.firstElementChild && SVG_SHAPES.has(tag)) {
+      if (!el.hasAttribute("onclick") && !el.hasAttribute("role") && !el.hasAttribute("tabindex")) return;
+    }
+    if (tag === "title" && el.namespaceURI === SVG_NS) return svgTitle(el, c);
     const st = c.view.getComputedStyle(el);
     const display = st.display;
     if (display === "none") return hiddenScan(el);
@@ -407,6 +421,8 @@ function walkDocument(opts) {
       vis: selfVisible, st, name: c.name, fold: c.fold, suppress: c.suppress,
       frame: c.frame, shadow: c.shadow, cursor: st.cursor, inInteractive: c.inInteractive,
       dist, above, far, textHiddenCache: undefined,
+      // A listbox or menu the page did not make clickable still has items a person clicks.
+      itemsOf: LIST_ROLES.has(el.getAttribute("role")) ? el : null,
     };
 
     // Iframes: same-origin ones are walked, cross-origin ones listed as such.
@@ -432,13 +448,8 @@ function walkDocument(opts) {
         else flush();
       }
       if (tag === "IMG" && c.name && selfVisible) c.name.push(" " + (el.getAttribute("alt") || "") + " ");
-      if (tag === "svg" || tag === "SVG") {
-        if (c.name) {
-          const t = el.getAttribute("aria-label") || (el.querySelector("title") || {}).textContent || "";
-          if (t) c.name.push(" " + t + " ");
-        }
-        return;
-      }
+      if (tag === "svg" && el.namespaceURI === SVG_NS) return svgRoot(el, cc);
+      if (tag === "text" && el.namespaceURI === SVG_NS) return svgText(el, cc, x, y);
       if (tag === "IMG" || tag === "CANVAS" || tag === "VIDEO" || tag === "AUDIO" || tag === "OBJECT" || tag === "EMBED") return;
       const root = rootOf(el);
       if (root) rootsWalked.add(root);
@@ -476,13 +487,16 @@ function walkDocument(opts) {
     if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
     const ce = el.getAttribute("contenteditable");
     if (ce !== null && ce !== "false" && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
+    // A control with its own handler inside a clickable row or card (a trash icon on a
+    // message) is a target of its own; a pointer cursor there may be the row's.
+    if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : isItemList(el) ? "list" : "weak";
+    if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
     if (c.inInteractive) return null;
-    if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : "weak";
     const tabindex = el.getAttribute("tabindex");
     const pointer = st.cursor === "pointer" && c.cursor !== "pointer";
     if ((pointer || (tabindex !== null && +tabindex >= 0)) && !el.querySelector(SELECTOR)) {
       if (el === c.doc.body || el === c.doc.documentElement) return null;
-      return "weak";
+      return isItemList(el) ? "list" : "weak";
     }
     return null;
   }
@@ -506,6 +520,8 @@ function walkDocument(opts) {
 
     // Walk the content: for links/buttons it becomes the name; containers list children.
     let parts = null;
+    let group = null;
+    let groupCtx = null;
     if (kind === "field" || kind === "editable") {
       // A select's options or an editor's text are its value, not page text.
       if (kind === "editable") {
@@ -515,14 +531,22 @@ function walkDocument(opts) {
     } else if (kind === "container") {
       cc.inInteractive = true;
       walkChildren(rootOf(el) || el, cc);
+    } else if (kind === "list") {
+      cc.inInteractive = true;
+      cc.itemsOf = el;
+      walkChildren(el, cc);
     } else {
+      // A tree item or menu item holding its nested group: named by its own label, and the
+      // group's items walked after it as elements of their own.
+      group = tag === "LI" || el.getAttribute("role") === "treeitem" ? nestedGroup(el) : null;
+      if (group) groupCtx = Object.assign({}, cc);
       parts = [];
       cc.name = parts;
       cc.fold = true;
       cc.inInteractive = true;
       const root = rootOf(el);
       if (root) rootsWalked.add(root);
-      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc, group);
     }
     const content = parts ? clean(parts.join("")) : "";
     const a = rec.attrs;
@@ -595,13 +619,10 @@ function walkDocument(opts) {
     if (ariaChecked === "true") a.checked = "";
     else if (ariaChecked === "mixed") a.checked = "mixed";
     if (el.getAttribute("aria-selected") === "true") a.selected = a.selected || "";
-    const expanded = el.getAttribute("aria-expanded");
-    if (expanded !== null) a.expanded = expanded === "true" ? "true" : "false";
-    if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
-      a.expanded = el.parentElement.open ? "true" : "false";
-    }
+    widgetStates(el, tag, a);
     if (el.required || el.getAttribute("aria-required") === "true") a.required = "";
-    const disabled = !!el.disabled || el.getAttribute("aria-disabled") === "true" || !!el.closest("fieldset:disabled");
+    // aria-disabled holds for the subtree (jQuery UI marks the item, its wrapper is the menuitem).
+    const disabled = !!el.disabled || !!el.closest("[aria-disabled=true]") || !!el.closest("fieldset:disabled");
     if (disabled) a.disabled = "";
     rec.disabled = disabled;
     if (tag === "A") {
@@ -619,7 +640,7 @@ function walkDocument(opts) {
 
     // The line. Attribute values are page strings: escaped and quoted where needed.
     let attrs = "";
-    for (const k of ["role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked", "expanded", "required", "disabled", "href", "target", "focused"]) {
+    for (const k of LINE_ATTRS) {
       const v = a[k];
       if (v === undefined) continue;
       if (v === "") attrs += ` ${k}`;
@@ -631,6 +652,7 @@ function walkDocument(opts) {
     rec.line = `${mark}[${index}]<${rec.tag}${attrs}>${nameText}${nameText ? `</${rec.tag}>` : ""}`;
     entry.s = rec.line;
     lastName = name;
+    if (group && !c.name) visit(group, groupCtx);
     return rec;
   }
 
@@ -688,6 +710,65 @@ function walkDocument(opts) {
     visit(inner.body, fc);
     flush();
     countComments(inner);
+  }
+
+  // ---- inline SVG: its <text> and <title> are read like the page's text ----------------
+  // A drawing with no control inside reads in the order a person reads it (top to bottom,
+  // left to right); one with controls keeps document order, so each control stays next to
+  // its own label.
+  function svgRoot(el, cc) {
+    const label = clean(el.getAttribute("aria-label") || "");
+    if (label) {
+      if (cc.name) cc.name.push(" " + label + " ");
+      else if (el.getAttribute("role") === "img") textLine(label, cc, null);
+      return;
+    }
+    if (cc.name) return walkChildren(el, cc);
+    flush();
+    const from = lines.length;
+    walkChildren(el, cc);
+    flush();
+    const part = lines.slice(from);
+    if (part.length < 2 || part.some((l) => l.el || !l.at || l.slot !== undefined)) return;
+    part.sort((p, q) => (Math.abs(p.at[1] - q.at[1]) > 4 ? p.at[1] - q.at[1] : p.at[0] - q.at[0]));
+    lines.splice(from, part.length, ...part);
+  }
+
+  function svgText(el, cc, x, y) {
+    if (cc.name) {
+      cc.name.push(" ");
+      walkChildren(el, cc);
+      cc.name.push(" ");
+      return;
+    }
+    flush();
+    const from = lines.length;
+    walkChildren(el, cc);
+    flush();
+    for (let k = from; k < lines.length; k++) if (!lines[k].el) lines[k].at = [x, y];
+  }
+
+  function svgTitle(el, c) {
+    if (!c.vis || c.far || c.suppress) return;
+    const t = clean(el.textContent || "");
+    if (!t) return;
+    if (c.name) {
+      c.name.push(" " + t + " ");
+      return;
+    }
+    const parent = el.parentElement;
+    const b = parent ? parent.getBoundingClientRect() : null;
+    textLine(t, c, b ? [b.left + c.ox, b.top + c.oy] : null);
+  }
+
+  function textLine(t, c, at) {
+    flush();
+    buf = t;
+    bufDist = c.dist;
+    bufAbove = c.above;
+    const from = lines.length;
+    flush();
+    if (at) for (let k = from; k < lines.length; k++) lines[k].at = at;
   }
 
   function lastText(n) {

@@ -1,0 +1,103 @@
+// The eyes, stage: widgets (the states a person reads off menus, trees, toggles and tabs).
+// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// invisible to the page (the script runs in our isolated world).
+
+// A list item's nested group: the submenu or the folder's contents a person opens.
+const GROUP_TAGS = new Set(["UL", "OL"]);
+function nestedGroup(item) {
+  for (let ch = item.firstElementChild; ch; ch = ch.nextElementSibling) {
+    const role = ch.getAttribute("role");
+    if (GROUP_TAGS.has(ch.tagName) || role === "group" || role === "menu" || role === "tree") return ch;
+  }
+  return null;
+}
+
+function groupShown(group) {
+  if (group.checkVisibility && !group.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+  const r = group.getBoundingClientRect();
+  return r.width >= 1 && r.height >= 1;
+}
+
+// The tree or menu item `el` stands for, with its nested group: a role=treeitem, or an <li>
+// whose first child (the label a person clicks: a span, a link, jQuery UI's wrapper div) is
+// `el` or holds it. null when `el` is no such item's label.
+function itemOf(el, tag) {
+  const role = el.getAttribute("role");
+  if (role === "treeitem" || tag === "LI") return el;
+  const li = el.closest("li");
+  if (!li) return null;
+  const head = li.firstElementChild;
+  if (!head || head === nestedGroup(li) || !(head === el || head.contains(el))) return null;
+  return li;
+}
+
+// Depth of an item in nested lists or a tree (1: top level).
+function itemLevel(item) {
+  const own = parseInt(item.getAttribute("aria-level") || "", 10);
+  if (own > 0) return own;
+  const sel = item.getAttribute("role") === "treeitem" ? "[role=treeitem]" : "li";
+  let level = 1;
+  for (let p = item.parentElement && item.parentElement.closest(sel); p && level < 50; p = p.parentElement && p.parentElement.closest(sel)) {
+    level++;
+  }
+  return level;
+}
+
+// haspopup, pressed, current, expanded and level, into the line's attributes `a`.
+// A folder or submenu whose nested group is hidden is collapsed even when the page says
+// nothing in ARIA: a person sees it closed.
+function widgetStates(el, tag, a) {
+  const popup = el.getAttribute("aria-haspopup");
+  if (popup && popup !== "false") a.haspopup = popup === "true" ? "menu" : popup;
+  const pressed = el.getAttribute("aria-pressed");
+  if (pressed === "true") a.pressed = "";
+  else if (pressed === "mixed") a.pressed = "mixed";
+  const current = el.getAttribute("aria-current");
+  if (current && current !== "false") a.current = current === "true" ? "" : current;
+  const expanded = el.getAttribute("aria-expanded");
+  if (expanded === "true" || expanded === "false") a.expanded = expanded;
+  if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
+    a.expanded = el.parentElement.open ? "true" : "false";
+  }
+  const item = itemOf(el, tag);
+  if (!item) return;
+  const group = nestedGroup(item);
+  const level = itemLevel(item);
+  const isTree = item.getAttribute("role") === "treeitem" || !!item.closest("[role=tree]");
+  if (!group && level === 1 && !isTree) return; // an item of a flat list: nothing to say
+  if (group) {
+    if (a.expanded === undefined) {
+      const ownAria = item !== el ? item.getAttribute("aria-expanded") : null;
+      a.expanded = ownAria === "true" || ownAria === "false" ? ownAria : groupShown(group) ? "true" : "false";
+    }
+    const inMenu = el.getAttribute("role") === "menuitem" || !!item.closest("[role=menu], [role=menubar]");
+    if (inMenu && a.haspopup === undefined) a.haspopup = "menu";
+  }
+  if (!inMenuOnly(item)) a.level = String(level);
+}
+
+// Menus show their submenus by haspopup; a level there says nothing more.
+function inMenuOnly(item) {
+  return !!item.closest("[role=menu], [role=menubar]") && !item.closest("[role=tree]");
+}
+
+// ---- lists of items ------------------------------------------------------------------------
+// A clickable list (an autocomplete's suggestions, a menu, a listbox) is not one target: a
+// person clicks one of its items. The walk lists each item on its own, named by its own
+// text, and the list by its label only.
+const LIST_ROLES = new Set(["listbox", "menu", "menubar"]);
+function isItemList(el) {
+  if (el.childElementCount < 1) return false;
+  const tag = el.tagName;
+  return tag === "UL" || tag === "OL" || LIST_ROLES.has(el.getAttribute("role"));
+}
+
+// An item of such a list: a child the person can click as a whole (nothing inside it is a
+// control of its own), and not a separator.
+const NOT_ITEM_ROLES = new Set(["separator", "presentation", "none"]);
+function isListItem(el, list) {
+  if (el.parentElement !== list) return false;
+  if (NOT_ITEM_ROLES.has(el.getAttribute("role"))) return false;
+  return !el.querySelector(SELECTOR);
+}

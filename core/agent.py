@@ -15,11 +15,10 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 from urllib.parse import urlsplit
 
 import structlog
-from anthropic.types import ToolParam
 
 from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply, tool_definitions
 from core.allowlist import DomainGuard
@@ -70,6 +69,9 @@ from core.round_shots import SENSITIVE_ON_SCREEN, RoundShots
 from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.target_view import crop_target
+
+if TYPE_CHECKING:
+    from anthropic.types import ToolParam
 
 log = structlog.get_logger("handrail.agent")
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from anthropic.types import MessageParam, TextBlockParam, ToolResultBlockParam
+from typing import TYPE_CHECKING, Any
 
 from core.model.base import image_block
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam, TextBlockParam, ToolResultBlockParam
 
 KEEP_WHOLE_ROUNDS = 3
 OLD_STATE_PLACEHOLDER = "[page state of this round omitted: a newer one follows]"

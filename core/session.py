@@ -1,12 +1,16 @@
 """One run from settings to its end: checks, log, browser, start page, agent, clean-up.
 
 Everything that can be wrong with the configuration (model spec, key, endpoint, secrets,
-start URL outside the allowlist, audit folder) is found by :func:`prepare` before a
-browser starts, and raised as :class:`ConfigError` (the CLI exits with code 2).
+start URL outside the allowlist, audit folder) is found by :func:`prepare` before the agent
+acts, and raised as :class:`ConfigError` (the CLI exits with code 2). A browser handrail
+launches itself starts while those checks run (and the model's SDK loads): Chrome's start-up
+is most of a run's start-up. A configuration error stops it again; a browser to attach to
+(``--cdp-url``, ``--connect``) is reached only after the checks pass.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import os
@@ -168,7 +172,11 @@ async def prepare(
     except SecretsError as exc:
         raise ConfigError(str(exc)) from exc
     try:
-        model = build_model(settings.model_spec, base_url=settings.base_url, env=env)
+        # In a thread: importing the model's SDK takes seconds of CPU, and a browser may be
+        # starting on this loop meanwhile (see run_session).
+        model = await asyncio.to_thread(
+            build_model, settings.model_spec, base_url=settings.base_url, env=env
+        )
         if check_model:
             await model.check()
     except ModelConfigError as exc:
@@ -208,33 +216,54 @@ def _check_secrets_file(path: Path) -> None:
         )
 
 
-async def open_browser(settings: RunSettings, downloads: Path) -> Browser:
+async def open_browser(settings: RunSettings) -> Browser:
     """Launch or connect as the settings say. Raises :class:`ConfigError` on failure."""
     try:
         if settings.cdp_url:
-            browser = await Browser.connect(settings.cdp_url)
-        elif settings.connect:
-            browser = await Browser.connect_local()
-        else:
-            browser = await Browser.launch(
-                LaunchOptions(
-                    executable=settings.chrome_path,
-                    profile_dir=settings.profile,
-                    headless=settings.headless,
-                    downloads_dir=downloads,
-                    remove_on_exit=settings.remove_on_exit,
-                    direct_hosts=(
-                        webrtc_direct_hosts(settings.allow_domains)
-                        if settings.allow_domains and settings.network_mode() == "strict"
-                        else None
-                    ),
-                )
+            return await Browser.connect(settings.cdp_url)
+        if settings.connect:
+            return await Browser.connect_local()
+        return await Browser.launch(
+            LaunchOptions(
+                executable=settings.chrome_path,
+                profile_dir=settings.profile,
+                headless=settings.headless,
+                remove_on_exit=settings.remove_on_exit,
+                direct_hosts=(
+                    webrtc_direct_hosts(settings.allow_domains)
+                    if settings.allow_domains and settings.network_mode() == "strict"
+                    else None
+                ),
             )
+        )
     except BrowserError as exc:
         raise ConfigError(str(exc)) from exc
-    if browser.kind != "launch":
-        await browser.set_downloads_dir(downloads)
-    return browser
+
+
+PhaseSink = Callable[[str], None]
+"""Told what a run is doing before its first round and after its last: ``starting Chrome…``,
+``closing Chrome…``, ``closed`` (a screen shows it while nothing else moves)."""
+
+
+def launch_early(settings: RunSettings) -> asyncio.Task[Browser] | None:
+    """Start launching the browser now, on the running loop, so Chrome starts while the rest
+    loads. None when the settings attach to a browser instead (that waits for the checks)."""
+    if settings.cdp_url or settings.connect:
+        return None
+    return asyncio.create_task(open_browser(settings), name="launch browser")
+
+
+async def _discard(early: asyncio.Task[Browser] | None) -> None:
+    """Stop a browser launched for a run that will not happen (its launch cleans up after
+    itself when cancelled)."""
+    if early is None:
+        return
+    if not early.done():
+        early.cancel()
+    await asyncio.wait([early])
+    if not early.cancelled() and early.exception() is None:
+        with contextlib.suppress(Exception):
+            await early.result().close()
 
 
 async def run_session(
@@ -245,30 +274,46 @@ async def run_session(
     prepared: Prepared | None = None,
     env: Mapping[str, str] | None = None,
     on_browser: Callable[[Browser], None] | None = None,
+    on_phase: PhaseSink | None = None,
 ) -> RunFinished:
     """Run one task to its end and return how it ended.
 
-    The audit log is written to ``settings.audit_dir`` (its recorder is added to ``sinks``);
-    the operational log goes beside it. The browser is closed at the end (a launched one is
-    stopped; in connect mode only our tabs are closed). Raises :class:`ConfigError` when the
-    run cannot start; cancellation propagates after the log is closed.
+    Without ``prepared`` the configuration is checked here (:func:`prepare`) while a
+    launched browser starts. The audit log is written to ``settings.audit_dir`` (its recorder
+    is added to ``sinks``); the operational log goes beside it. The browser is closed at the
+    end (a launched one is stopped; in connect mode only our tabs are closed). ``on_phase``
+    hears the steps before the first round and after the last. Raises :class:`ConfigError`
+    when the run cannot start; cancellation propagates after the log is closed.
     """
-    prepared = prepared or await prepare(settings, env=env)
+    phase = on_phase or (lambda _text: None)
+    phase("starting Chrome…" if settings.cdp_url is None and not settings.connect else "checking…")
+    early = launch_early(settings)
     try:
-        writer = AuditWriter.create(
-            settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
-        )
-    except (OSError, AuditError) as exc:
-        raise ConfigError(f"cannot create the audit log in {settings.audit_dir}: {exc}") from exc
+        prepared = prepared or await prepare(settings, env=env)
+        try:
+            writer = AuditWriter.create(
+                settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
+            )
+        except (OSError, AuditError) as exc:
+            raise ConfigError(
+                f"cannot create the audit log in {settings.audit_dir}: {exc}"
+            ) from exc
+    except BaseException:
+        await _discard(early)
+        raise
     oplog.configure(
         oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
     )
     recorder = AuditRecorder(writer)
     run_dir = writer.path.with_suffix("")
     try:
-        browser = await open_browser(settings, run_dir / "downloads")
-    except ConfigError:
+        if early is None:
+            phase("attaching to the browser…")
+        browser = await (early if early is not None else open_browser(settings))
+        await browser.set_downloads_dir(run_dir / "downloads")
+    except BaseException:
         writer.close()
+        await _discard(early)
         raise
     if on_browser is not None:
         on_browser(browser)
@@ -327,8 +372,10 @@ async def run_session(
             await badge.clear()
         _flush_audit(recorder)
         writer.close()
+        phase("closing Chrome…" if browser.kind == "launch" else "leaving the browser…")
         with contextlib.suppress(Exception):
             await browser.close()
+        phase("closed")
 
 
 def _flush_audit(recorder: AuditRecorder) -> None:

@@ -10,8 +10,8 @@ from anthropic import AsyncAnthropic
 from anthropic.types import Message, MessageParam, TextBlockParam, ToolParam
 
 from core.model.base import DEFAULT_MAX_TOKENS, ModelConfigError, ModelError, ModelReply
+from core.model.spec import DEFAULT_ANTHROPIC_MODEL
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 MAX_RETRIES = 4
 """The SDK retries 408/409/429/5xx/529 itself, honouring ``retry-after`` headers."""

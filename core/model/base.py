@@ -10,9 +10,11 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from anthropic.types import ImageBlockParam, MessageParam, ToolParam
+if TYPE_CHECKING:
+    from anthropic.types import ImageBlockParam, MessageParam, ToolParam
+
 
 DEFAULT_MAX_TOKENS = 2048
 """Enough for a short thought plus one tool call; a reply is one step, not an essay."""

@@ -16,12 +16,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from anthropic.types import MessageParam, ToolParam
+from typing import TYPE_CHECKING, Any
 
 from core.actions import Action, parse_call
 from core.model.base import ModelConfigError, ModelError, ModelReply
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam, ToolParam
 
 PLAN_ENDED_ANSWER = "scripted plan ended"
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from core.model.anthropic_backend import DEFAULT_ANTHROPIC_MODEL, AnthropicModel
 from core.model.base import Model, ModelConfigError
-from core.model.openai_backend import OpenAIModel
-from core.model.scripted import ScriptedPlan
 
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 DEFAULT_SPEC = f"anthropic:{DEFAULT_ANTHROPIC_MODEL}"
 
 SPEC_FORMS = (
@@ -50,7 +48,10 @@ def build_model(
     pre-flight.
     """
     kind, value = parse_spec(spec)
+    # Each backend's SDK is imported here, when it is used: never both, never at start-up.
     if kind == "anthropic":
+        from core.model.anthropic_backend import AnthropicModel
+
         model = AnthropicModel.from_env(value, env, base_url=base_url)
         if vision is not None:
             model.vision = vision
@@ -62,6 +63,8 @@ def build_model(
                 f"--model {spec} needs the server's URL: --base-url URL or OPENAI_BASE_URL, "
                 "e.g. http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM."
             )
+        from core.model.openai_backend import OpenAIModel
+
         return OpenAIModel(
             value, base_url=url, api_key=env.get("OPENAI_API_KEY") or None, vision=bool(vision)
         )
@@ -70,4 +73,6 @@ def build_model(
     path = Path(value).expanduser()
     if not path.is_file():
         raise ModelConfigError(f"Scripted plan {value!r} not found (looked in {path.resolve()}).")
+    from core.model.scripted import ScriptedPlan
+
     return ScriptedPlan(path)

@@ -30,10 +30,14 @@ class HandrailApp(ObservatoryApp):
         clock: Callable[[], float] = time.monotonic,
         persist_theme: bool = True,
         exit_on_finish: bool = False,
+        task: str = "",
+        headless_cause: str | None = None,
     ) -> None:
         """``run(sink, supervisor)`` starts the run (see ``RunFactory``); it is awaited in a
         worker when the app mounts. ``exit_on_finish``: leave as soon as the run ends
-        instead of waiting for ``q``. Other arguments: see ``ObservatoryApp``."""
+        instead of waiting for ``q``. ``task``: shown in the header until the run starts.
+        ``headless_cause``: why the browser is headless though the person did not ask (no
+        display): said at start and on the hand-over screen. Other arguments: see ``ObservatoryApp``."""
         super().__init__(
             theme=theme,
             config_dir=config_dir,
@@ -43,10 +47,19 @@ class HandrailApp(ObservatoryApp):
         )
         self._run_factory = run
         self._exit_on_finish = exit_on_finish
+        self._header_task = task
+        self.headless_cause = headless_cause
+        if headless_cause:
+            self.note(
+                f"Chrome runs headless: {headless_cause}. Hand-overs will have no window.",
+                "warning",
+            )
         self.run_screen: RunScreen | None = None
 
     def on_mount(self) -> None:
-        self.run_screen = RunScreen(self._run_factory, exit_on_finish=self._exit_on_finish)
+        self.run_screen = RunScreen(
+            self._run_factory, exit_on_finish=self._exit_on_finish, task=self._header_task
+        )
         self.push_screen(self.run_screen)
 
     @property
@@ -54,10 +67,18 @@ class HandrailApp(ObservatoryApp):
         """The run's exit code once it is over, else None."""
         return self.run_screen.exit_code if self.run_screen is not None else None
 
-    async def request_quit(self) -> None:
+    def show_phase(self, text: str) -> None:
+        """A ``core.session.PhaseSink``: ``starting Chrome…`` and the like, in the header."""
+        if self.run_screen is not None:
+            self.run_screen.phase_sink(text)
+
+    async def request_quit(self, *, interrupt: bool = False) -> None:
         screen = self.run_screen
-        if screen is None or not screen.running:
-            self.exit(self.exit_code if self.exit_code is not None else 0)
+        if screen is None:
+            self.exit(EXIT_ABORTED if interrupt else 0)
+            return
+        if not screen.running:
+            screen.leave_when_closed()
             return
         if isinstance(self.screen, ConfirmScreen):
             return
@@ -65,26 +86,11 @@ class HandrailApp(ObservatoryApp):
         def answered(yes: bool | None) -> None:
             if yes and screen.running:
                 screen.abort()
-                self.exit(EXIT_ABORTED)
+                screen.leave_when_closed()
 
-        self.push_screen(ConfirmScreen("The run is still going. Abort it and quit?"), answered)
-
-
-def run_tui(
-    run: RunFactory,
-    *,
-    theme: str | None = None,
-    config_dir: Path | None = None,
-    exit_on_finish: bool = False,
-) -> int:
-    """Run the observatory in this terminal until the person quits; returns the exit code.
-
-    ``run(sink, supervisor)`` starts the agent, e.g.
-    ``lambda sink, sup: run_session(settings, supervisor=sup, sinks=[sink, audit])``.
-    ``theme``: ``--theme NAME`` (None: the saved choice, else ``dark``).
-    """
-    app = HandrailApp(run, theme=theme, config_dir=config_dir, exit_on_finish=exit_on_finish)
-    result = app.run()
-    if result is not None:
-        return result
-    return app.exit_code if app.exit_code is not None else EXIT_ABORTED
+        key = "ctrl+c" if interrupt else "q"
+        question = (
+            f"The run is still going ({key}). Abort it and quit? Its audit log is closed "
+            "and handrail exits with code 130."
+        )
+        self.push_screen(ConfirmScreen(question), answered)

@@ -8,7 +8,6 @@ non-interactive run; 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import signal
 import sys
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from core.events import EventSink, RunFinished, Supervisor
     from core.policy import ApproveMode
     from core.session import RunSettings
 
@@ -51,6 +49,20 @@ models:
 
 exit codes: 0 success, 1 unsuccessful / gave up / round limit, 2 usage or configuration
 error, 3 stopped for a person in a non-interactive run, 130 interrupted
+
+scripted plans (--model scripted:PLAN.jsonl), one JSON object per line, in order:
+  {"tool": "click", "target": "Book now", "reason": "open the form"}
+  {"tool": "type", "input": {"index": 12, "text": "Ada"}}
+  {"tool": "click", "target": "Pay", "on_deny": "ask"}
+  tool     one of the model's tools (click, type, select_option, navigate, ..., finish)
+  input    its arguments; "target" names the element by its visible text instead of
+           input.index (looked up in the page state when the step runs)
+  reason   shown in the approval; default "Step N of the scripted plan"
+  on_deny  what to do when you deny this step: "ask" (default: pause and explain),
+           "skip" (go on with the next step), "finish" (end, unsuccessfully), or one
+           alternative step as an object {"tool": ..., "target": ...}
+  Blank lines and lines starting with // or # are ignored. When the plan runs out it
+  finishes unsuccessfully.
 
 examples:
   handrail run "find the opening hours of the town library" --start-url https://example.org
@@ -87,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="handrail",
         description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_version()}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -148,12 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where run logs go (default: audit_logs)",
     )
-    run.add_argument(
-        "--theme",
-        default=None,
-        metavar="NAME",
-        help="observatory theme (dark, light, high-contrast, or yours)",
-    )
+    _add_theme_option(run)
     run.add_argument(
         "--no-screenshots",
         action="store_true",
@@ -172,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="step through an audit log in the observatory")
     replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
     replay.add_argument("--follow", action="store_true", help="keep reading as a live run appends")
-    replay.add_argument("--theme", default=None, metavar="NAME")
+    _add_theme_option(replay)
 
     verify = sub.add_parser(
         "verify",
@@ -218,25 +228,84 @@ def build_parser() -> argparse.ArgumentParser:
             "in the header). Every page-changing action asks you; it stops at the payment page."
         ),
     )
-    demo.add_argument("--model", default=None, metavar="SPEC")
-    demo.add_argument("--approve", choices=("ask", "risky", "none"), default=None)
-    demo.add_argument("--no-tui", action="store_true")
+    demo.add_argument(
+        "--model",
+        default=None,
+        metavar="SPEC",
+        help="model to use (default: Claude with ANTHROPIC_API_KEY, else the bundled plan)",
+    )
+    demo.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default=None,
+        help="what waits for approval (default: ask)",
+    )
+    demo.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
     demo.add_argument(
         "--headless",
         action="store_true",
         help="no browser window (default when there is no display)",
     )
     demo.add_argument("--headed", action="store_true", help="force a browser window")
-    demo.add_argument("--audit-dir", type=Path, default=Path("audit_logs"), metavar="DIR")
-    demo.add_argument("--theme", default=None, metavar="NAME")
+    demo.add_argument(
+        "--audit-dir",
+        type=Path,
+        default=Path("audit_logs"),
+        metavar="DIR",
+        help="where run logs go (default: audit_logs)",
+    )
+    _add_theme_option(demo)
 
     doctor = sub.add_parser("doctor", help="check that everything a run needs is here")
-    doctor.add_argument("--cdp-url", metavar="URL")
-    doctor.add_argument("--connect", action="store_true")
-    doctor.add_argument("--model", default=None, metavar="SPEC")
-    doctor.add_argument("--base-url", metavar="URL")
-    doctor.add_argument("--audit-dir", type=Path, default=Path("audit_logs"), metavar="DIR")
+    doctor.add_argument(
+        "--cdp-url", metavar="URL", help="check attaching to this browser instead of a launch"
+    )
+    doctor.add_argument(
+        "--connect", action="store_true", help="check attaching to your own running Chrome"
+    )
+    doctor.add_argument(
+        "--model", default=None, metavar="SPEC", help="check this model (see handrail run --help)"
+    )
+    doctor.add_argument("--base-url", metavar="URL", help="endpoint for an openai: model")
+    doctor.add_argument(
+        "--audit-dir",
+        type=Path,
+        default=Path("audit_logs"),
+        metavar="DIR",
+        help="check that run logs can be written here (default: audit_logs)",
+    )
     return parser
+
+
+def _add_theme_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--theme",
+        default=None,
+        metavar="NAME",
+        help="observatory theme (default: the one you last picked with t, else dark); "
+        "an unknown name is an error that lists them",
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("handrail")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout)"
+
+
+def check_theme(parser: argparse.ArgumentParser, name: str | None) -> None:
+    """``--theme NAME`` must be one the observatory offers (``t``): else exit 2 naming them."""
+    if name is None:
+        return
+    from tui.config import default_config_dir
+    from tui.themes import offered_themes, theme_folders
+
+    offered = offered_themes(theme_folders(default_config_dir()))
+    if name not in offered:
+        parser.error(f"--theme {name!r} is not a theme; choose one of: {', '.join(offered)}")
 
 
 def _interrupt(signum: int, _frame: object) -> None:
@@ -262,6 +331,7 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    check_theme(parser, getattr(args, "theme", None))
     try:
         if args.command == "run":
             return _run(args)
@@ -320,76 +390,22 @@ def settings_from_args(args: argparse.Namespace, *, interactive_default: str) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args, interactive_default="ask")
+    from tui.launch import NO_DISPLAY, has_display, headless_notice, run_console, run_observatory
+
+    # No display: headless, and said so (a launched Chrome would fail with its raw stderr).
+    chosen_headless = not (args.headless or args.cdp_url or args.connect or has_display())
+    if chosen_headless:
+        args.headless = True
     if args.no_tui:
-        return run_console(settings)
-    return run_observatory(settings)
-
-
-def run_observatory(settings: RunSettings) -> int:
-    """Check the configuration, then run in the Textual observatory; returns the exit code."""
-    from core.session import ConfigError, prepare, run_session
-    from tui.app import HandrailApp
-
-    try:
-        asyncio.run(prepare(settings))
-    except ConfigError as exc:
-        print(f"handrail: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    problems: list[str] = []
-
-    async def start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
-        try:
-            prepared = await prepare(settings, check_model=False)
-            return await run_session(
-                settings, supervisor=supervisor, sinks=[sink], prepared=prepared
-            )
-        except ConfigError as exc:
-            # Not a crash of the run: a setting to change. Leave the screen and say which.
-            problems.append(str(exc))
-            app.exit(EXIT_USAGE)
-            raise
-
-    app = HandrailApp(start, theme=settings.theme)
-    result = app.run()
-    if problems:
-        print(f"handrail: {problems[0]}", file=sys.stderr)
-        return EXIT_USAGE
-    if result is not None:
-        return result
-    return app.exit_code if app.exit_code is not None else EXIT_INTERRUPTED
-
-
-def run_console(settings: RunSettings) -> int:
-    """Run with the console supervisor; returns the exit code."""
-    from core.session import ConfigError, prepare, run_session
-    from core.visible import visible
-    from tui.console import ConsoleReporter, ConsoleSupervisor
-
-    async def go() -> int:
-        main = asyncio.current_task()
-        assert main is not None
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, main.cancel)
-        try:
-            prepared = await prepare(settings)
-            finished = await run_session(
-                settings,
-                supervisor=ConsoleSupervisor(),
-                sinks=[ConsoleReporter()],
-                prepared=prepared,
-            )
-        except ConfigError as exc:
-            print(visible(f"handrail: {exc}"), file=sys.stderr)
-            return EXIT_USAGE
-        return finished.exit_code
-
-    try:
-        return asyncio.run(go())
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        print("\nhandrail: interrupted; the audit log was closed", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        if chosen_headless:
+            print(headless_notice(), file=sys.stderr)
+        return run_console(settings_from_args(args, interactive_default="ask"))
+    return run_observatory(
+        lambda: settings_from_args(args, interactive_default="ask"),
+        task=args.task,
+        theme=args.theme,
+        headless_cause=NO_DISPLAY if chosen_headless else None,
+    )
 
 
 def _verify(path: Path, key_file: Path | None) -> int:

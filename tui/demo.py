@@ -16,22 +16,21 @@ import tempfile
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.demo import DEMO_TASK, start_demo_site
 from core.demo.plan import write_demo_plan
 from core.model.spec import DEFAULT_SPEC
-from core.session import RunSettings
+from tui.launch import NO_DISPLAY, has_display
 
-
-def has_display(env: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    env = os.environ if env is None else env
-    if sys.platform == "darwin" or sys.platform.startswith("win"):
-        return True
-    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+if TYPE_CHECKING:
+    from core.session import RunSettings
 
 
 def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> RunSettings:
     """The demo run's settings: model from --model, the key, or the bundled plan."""
+    from core.session import RunSettings
+
     if args.model:
         spec = args.model
     elif os.environ.get("ANTHROPIC_API_KEY"):
@@ -56,18 +55,27 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from tui.cli import run_console, run_observatory
+    from tui.launch import headless_notice, run_console, run_observatory
 
     site = start_demo_site()
     work = Path(tempfile.mkdtemp(prefix="handrail-demo-"))
-    try:
+
+    def settings() -> RunSettings:
         # The work folder is ours alone: the browser's reaper removes it even if we are killed.
-        settings = replace(
-            demo_settings(args, site_url=site.url, work=work), remove_on_exit=(work,)
-        )
+        return replace(demo_settings(args, site_url=site.url, work=work), remove_on_exit=(work,))
+
+    chosen_headless = not args.headless and not args.headed and not has_display()
+    try:
         if args.no_tui:
-            return run_console(settings)
-        return run_observatory(settings)
+            if chosen_headless:
+                print(headless_notice(), file=sys.stderr)
+            return run_console(settings())
+        return run_observatory(
+            settings,
+            task=DEMO_TASK,
+            theme=args.theme,
+            headless_cause=NO_DISPLAY if chosen_headless else None,
+        )
     finally:
         site.stop()
         shutil.rmtree(work, ignore_errors=True)

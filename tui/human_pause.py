@@ -67,9 +67,12 @@ class HumanPauseScreen(ModalScreen[HumanResponse]):
     }
     """
 
-    def __init__(self, request: HumanRequest) -> None:
+    def __init__(self, request: HumanRequest, *, headless_cause: str | None = None) -> None:
+        """``headless_cause``: why the browser is headless when the person did not pass
+        ``--headless`` (e.g. no display); None: they did."""
         super().__init__()
         self.request = request
+        self.headless_cause = headless_cause
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -85,11 +88,7 @@ class HumanPauseScreen(ModalScreen[HumanResponse]):
             yield Static(page, id="human-page")
             if request.headless:
                 yield Static(
-                    Content(
-                        "This browser is headless: there is no window to act in. "
-                        "Abort, then run again without --headless to do this step yourself "
-                        "(or resume anyway if nothing in the page needs you)."
-                    ),
+                    Content(self._headless_text()),
                     id="human-headless",
                 )
                 keys = Content.assemble(
@@ -103,6 +102,19 @@ class HumanPauseScreen(ModalScreen[HumanResponse]):
                 )
                 keys = Content.assemble(("r", "bold"), " resume   ", ("x", "bold"), " abort run")
             yield Static(keys, id="human-keys")
+
+    def _headless_text(self) -> str:
+        if self.headless_cause:
+            return (
+                f"This browser is headless because {self.headless_cause}: there is no "
+                "window to act in. Abort, then run again where a display is available to do "
+                "this step yourself (or resume anyway if nothing in the page needs you)."
+            )
+        return (
+            "This browser is headless: there is no window to act in. "
+            "Abort, then run again without --headless to do this step yourself "
+            "(or resume anyway if nothing in the page needs you)."
+        )
 
     def action_resume(self) -> None:
         self.dismiss("resume")

@@ -15,14 +15,14 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from tui.config import THEMES_FOLDER, default_config_dir, load_config, save_theme
+from tui.config import default_config_dir, load_config, save_theme
 from tui.help_screen import HelpScreen, HelpSection
 from tui.themes import (
     DEFAULT_THEME,
-    builtin_themes_dir,
     describe_problems,
     load_themes,
     meaning_defaults,
+    theme_folders,
 )
 
 PaletteCommand = tuple[str, str, Callable[[], object]]
@@ -61,14 +61,7 @@ class ObservatoryApp(App[int]):
         self._notes: list[tuple[str, str]] = []
         self._theme_ready = False
 
-        folders = (
-            list(theme_dirs)
-            if theme_dirs is not None
-            else [
-                builtin_themes_dir(),
-                self.config_dir / THEMES_FOLDER,
-            ]
-        )
+        folders = list(theme_dirs) if theme_dirs is not None else theme_folders(self.config_dir)
         loaded = load_themes(folders)
         for registered in loaded.themes.values():
             self.register_theme(registered)
@@ -84,12 +77,16 @@ class ObservatoryApp(App[int]):
             self._notes.append(
                 (
                     f"Unknown theme {wanted!r}; using {fallback!r}. "
-                    f"Available: {', '.join(sorted(loaded.themes)) or 'none loaded'}.",
+                    f"Available (t): {', '.join(sorted(self.available_themes))}.",
                     "warning",
                 )
             )
             wanted = fallback
         self.theme = wanted
+
+    def note(self, message: str, severity: str = "information") -> None:
+        """A notice to show once the screen is up (``warning`` or ``information``)."""
+        self._notes.append((message, severity))
 
     # --- themes --------------------------------------------------------------------------
 
@@ -143,5 +140,11 @@ class ObservatoryApp(App[int]):
         """``q`` and ctrl+q: subclasses may ask first (a live run must be aborted)."""
         await self.request_quit()
 
-    async def request_quit(self) -> None:
+    def action_help_quit(self) -> None:
+        """ctrl+c: quits as ``q`` does (a live run asks first and then exits with 130),
+        instead of Textual's "press ctrl+q" notice."""
+        self.call_later(self.request_quit, interrupt=True)
+
+    async def request_quit(self, *, interrupt: bool = False) -> None:
+        """``interrupt``: asked by ctrl+c rather than ``q``."""
         self.exit(0)

@@ -16,8 +16,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer
 
+from tui.footer import HandrailFooter
 from tui.header import HeaderFacts, RunHeader
 from tui.help_screen import HelpSection
 from tui.observatory import PaletteCommand
@@ -49,7 +49,7 @@ class RoundsScreen(Screen[None]):
             yield RoundTimeline(self.source, id="timeline")
             yield self.make_panes()
         yield from self.compose_extra()
-        yield Footer()
+        yield HandrailFooter()
 
     def compose_extra(self) -> ComposeResult:
         yield from ()

@@ -44,6 +44,15 @@ _OUTCOME_MEANING = {
 }
 
 
+class PhaseChanged(Message):
+    """What the run is doing outside its rounds: ``starting Chrome…``, ``closing Chrome…``,
+    ``closed`` (see ``core.session.PhaseSink``)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class AgentEvent(Message):
     """One core event, delivered to the UI thread of control."""
 
@@ -74,10 +83,14 @@ class LiveRows:
 class RunScreen(RoundsScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "abort", "Abort run", id="run.abort"),
+        Binding("escape", "dismiss_toasts", "Close notices", show=False, id="run.dismiss"),
     ]
 
-    def __init__(self, run: RunFactory, *, exit_on_finish: bool = False) -> None:
-        self.run_view = RunView()
+    FINISH_TOAST_S = 10.0
+    """Seconds the "Run finished" notice stays (Esc closes it sooner)."""
+
+    def __init__(self, run: RunFactory, *, exit_on_finish: bool = False, task: str = "") -> None:
+        self.run_view = RunView(task=task)
         super().__init__(LiveRows(self.run_view))
         self._run = run
         self.exit_on_finish = exit_on_finish
@@ -87,6 +100,10 @@ class RunScreen(RoundsScreen):
         self._started_at: float | None = None
         self._ended_at: float | None = None
         self._worker: Worker[RunFinished] | None = None
+        self.phase: str | None = None
+        """The latest ``PhaseChanged`` text (None before the first)."""
+        self._leave_when_closed = False
+        self._aborting = False
 
     # --- the run -------------------------------------------------------------------------
 
@@ -111,6 +128,33 @@ class RunScreen(RoundsScreen):
     def running(self) -> bool:
         return self.exit_code is None
 
+    def phase_sink(self, text: str) -> None:
+        """A ``core.session.PhaseSink`` for this screen (safe to call from the worker)."""
+        self.post_message(PhaseChanged(text))
+
+    @on(PhaseChanged)
+    def _phase_changed(self, message: PhaseChanged) -> None:
+        self.phase = message.text
+        self.refresh_header()
+
+    @property
+    def closing(self) -> bool:
+        """The run is over or aborted, but its worker still runs (closing the browser)."""
+        return self._worker is not None and self._worker.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
+
+    def leave_when_closed(self) -> None:
+        """Exit the app with the run's code once the browser is closed; at once if it is.
+        The screen stays meanwhile and says "closing Chrome…" rather than going blank."""
+        if self._leave_when_closed or not self.closing:
+            # Asked twice (the person will not wait), or nothing left to wait for.
+            self.app.exit(self.exit_code if self.exit_code is not None else EXIT_ABORTED)
+            return
+        self._leave_when_closed = True
+        self.refresh_header()
+
     @on(AgentEvent)
     def _agent_event(self, message: AgentEvent) -> None:
         event = message.event
@@ -127,6 +171,8 @@ class RunScreen(RoundsScreen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker:
             return
+        if self._leave_when_closed and not self.closing:
+            self.app.exit(self.exit_code if self.exit_code is not None else EXIT_ABORTED)
         if event.state == WorkerState.SUCCESS:
             result = event.worker.result
             if self.exit_code is None and isinstance(result, RunFinished):
@@ -153,18 +199,16 @@ class RunScreen(RoundsScreen):
         self.exit_code = code
         self._ended_at = self.app_clock()
         if finished is not None:
-            text = f"Run finished: {finished.outcome}"
-            if finished.answer:
-                text += f"\n{finished.answer}"
-            if finished.reason:
-                text += f"\n{finished.reason}"
-            self.app.notify(text + "\nq quits.", markup=False, timeout=15)
+            self.app.notify(finish_text(finished), markup=False, timeout=self.FINISH_TOAST_S)
         elif code == EXIT_ABORTED:
             self.run_view.state = "finished"
         self.refresh_header()
         self.refresh_bindings()
         if self.exit_on_finish:
             self.app.exit(code)
+
+    def action_dismiss_toasts(self) -> None:
+        self.app.clear_notifications()
 
     # --- header --------------------------------------------------------------------------
 
@@ -177,8 +221,13 @@ class RunScreen(RoundsScreen):
             meaning = _OUTCOME_MEANING.get(view.finished.outcome, "")
         elif self.crash is not None:
             state, meaning = "crashed", "error"
-        elif self.exit_code == EXIT_ABORTED:
+        elif self.exit_code == EXIT_ABORTED or self._aborting:
             state, meaning = "aborted", "denied"
+        if self.phase is not None and self.phase != "closed":
+            if view.state == "starting" and not self._aborting:
+                state = self.phase
+            elif self.exit_code is not None or self._aborting:
+                state = f"{state} · {self.phase}"
         elapsed = None
         if self._started_at is not None:
             end = self._ended_at if self._ended_at is not None else self.app_clock()
@@ -220,7 +269,9 @@ class RunScreen(RoundsScreen):
     def abort(self) -> None:
         """Cancel the run (its worker); the exit code becomes 130."""
         if self._worker is not None and self.running:
+            self._aborting = True
             self._worker.cancel()
+            self.refresh_header()
 
     def help_sections(self) -> Iterable[HelpSection]:
         yield ("Run", RunScreen.BINDINGS)
@@ -232,3 +283,15 @@ class RunScreen(RoundsScreen):
         if self.running:
             yield ("Abort run", "Stop the agent now (x)", self.action_abort)
         yield from super().palette_commands()
+
+
+def finish_text(finished: RunFinished) -> str:
+    """The "Run finished" notice: the outcome, the answer, and the reason when it adds to
+    the answer (the agent's answer falls back to the reason, so they are often the same)."""
+    lines = [f"Run finished: {finished.outcome}"]
+    if finished.answer:
+        lines.append(finished.answer)
+    if finished.reason and finished.reason != finished.answer:
+        lines.append(finished.reason)
+    lines.append("q quits · Esc closes this")
+    return "\n".join(lines)

@@ -27,7 +27,9 @@ class TuiSupervisor:
         return await self._ask(ApprovalScreen(request))
 
     async def human(self, request: HumanRequest) -> HumanResponse:
-        return await self._ask(HumanPauseScreen(request))
+        return await self._ask(
+            HumanPauseScreen(request, headless_cause=getattr(self._app, "headless_cause", None))
+        )
 
     async def _ask(self, screen: ModalScreen[T]) -> T:
         answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()

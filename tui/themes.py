@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from textual.color import Color, ColorParseError
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
+
+from tui.config import THEMES_FOLDER
 
 DEFAULT_THEME = "dark"
 
@@ -220,3 +222,14 @@ def describe_problems(problems: Iterable[ThemeProblem]) -> str:
     """One notification's text for all broken theme files."""
     lines = [f"{problem.path}: {problem.message}" for problem in problems]
     return "Skipped broken theme file(s):\n" + "\n".join(lines)
+
+
+def theme_folders(config_dir: Path) -> list[Path]:
+    """Where themes load from, later folders winning: the project's, then the person's."""
+    return [builtin_themes_dir(), config_dir / THEMES_FOLDER]
+
+
+def offered_themes(folders: Iterable[Path]) -> list[str]:
+    """Every theme name the observatory offers (``t``, ``--theme``): Textual's built-in
+    themes and the valid files in ``folders``, sorted."""
+    return sorted({*BUILTIN_THEMES, *load_themes(folders).themes})

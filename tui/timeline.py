@@ -187,15 +187,21 @@ class RoundTimeline(ScrollView, can_focus=True):
         self.refresh()
 
 
+NARROW_ROW = 32
+"""Below this many cells a row drops its duration and number padding: the action and its
+target are what the person reads (``3 ✓ click [13] From`` rather than ``click [1… 900ms``)."""
+
+
 def row_content(row: TimelineRow, width: int) -> Content:
     """``  12 ✓ click [4] Book now      1.2s``, truncated with an ellipsis, never wrapped."""
     mark = MARKS.get(row.meaning, " ")
+    narrow = width < NARROW_ROW
     head = Content.assemble(
-        (f"{row.number:>4} ", "dim"),
+        (f"{row.number:>2} " if narrow else f"{row.number:>4} ", "dim"),
         (mark, outcome_style(row.meaning)),
         " ",
     )
-    tail = Content(f" {row.duration}" if row.duration else "")
+    tail = Content(f" {row.duration}" if row.duration and not narrow else "")
     room = max(1, width - head.cell_length - tail.cell_length)
     label = Content(row.label.replace("\n", " ")).truncate(room, ellipsis=True)
     label = label.pad_right(room - label.cell_length)

@@ -1,0 +1,239 @@
+"""Keys and screen edges of the observatory: ctrl+c, the finish notice, the footer at 80 and
+120 columns, timeline rows at 80 columns, the start-up and closing states."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets._footer import FooterKey
+
+from core.events import EventSink, RunFinished, Supervisor
+from tests.test_tui_driver import (
+    UiTestDriver,
+    booking_rounds,
+    still_clock,
+    wait_until,
+    write_fixed_log,
+)
+from tui.app import HandrailApp
+from tui.confirm import ConfirmScreen
+from tui.observatory import ObservatoryApp
+from tui.replay import ReplayApp
+from tui.rounds_screen import RoundsScreen
+from tui.timeline import RoundTimeline
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def live_app(driver: Any, tmp_path: Path) -> HandrailApp:
+    return HandrailApp(driver, config_dir=tmp_path, clock=still_clock, persist_theme=False)
+
+
+def holding_driver() -> UiTestDriver:
+    return UiTestDriver(rounds=[replace(r, ask=None) for r in booking_rounds()[:2]], hold=True)
+
+
+def finishing_driver() -> UiTestDriver:
+    return UiTestDriver(rounds=[replace(r, ask=None) for r in booking_rounds()])
+
+
+# --- ctrl+c ---------------------------------------------------------------------------------
+
+
+async def test_ctrl_c_during_a_live_run_asks_then_aborts_with_130(tmp_path: Path) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert not driver.cancelled  # nothing happens before the answer
+        await pilot.press("y")
+        await wait_until(pilot, lambda: driver.cancelled)
+    assert app.return_value == 130
+
+
+async def test_ctrl_c_answered_no_leaves_the_run_going(tmp_path: Path) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert app.run_screen is not None and app.run_screen.running
+        assert not driver.cancelled
+
+
+async def test_ctrl_c_after_the_run_quits_at_once_with_the_runs_code(tmp_path: Path) -> None:
+    driver = finishing_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.exit_code is not None)
+        await wait_until(pilot, lambda: app.run_screen is not None and not app.run_screen.closing)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+    assert app.return_value == 0
+
+
+async def test_ctrl_c_in_replay_quits(tmp_path: Path) -> None:
+    log = write_fixed_log(tmp_path / "run.jsonl")
+    app = ReplayApp(log, config_dir=tmp_path, persist_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+    assert app.return_value == 0
+
+
+# --- the finish notice ----------------------------------------------------------------------
+
+
+def _finish_notices(app: ObservatoryApp) -> list[str]:
+    return [n.message for n in app._notifications if n.message.startswith("Run finished")]
+
+
+async def test_the_finish_notice_is_shown_once_says_the_answer_once_and_times_out(
+    tmp_path: Path,
+) -> None:
+    async def finish(sink: EventSink, _supervisor: Supervisor) -> RunFinished:
+        # The agent's answer falls back to its reason: both are the same text.
+        finished = RunFinished("gave_up", "five failures in a row", 7, 1, "five failures in a row")
+        sink(finished)
+        return finished
+
+    app = live_app(finish, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.exit_code is not None)
+        await pilot.pause()
+        (notice,) = _finish_notices(app)
+        assert notice.count("five failures in a row") == 1
+        (shown,) = [n for n in app._notifications if n.message == notice]
+        assert shown.timeout == app.run_screen.FINISH_TOAST_S if app.run_screen else False
+
+
+async def test_escape_closes_the_finish_notice(tmp_path: Path) -> None:
+    driver = finishing_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: bool(_finish_notices(app)))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not _finish_notices(app))
+
+
+# --- footer and timeline at 80 and 120 columns ----------------------------------------------
+
+
+async def _footer_keys(pilot: Pilot[Any]) -> dict[str, tuple[int, int]]:
+    """Each footer key's description and its cells on screen, once laid out."""
+
+    def laid_out() -> bool:
+        keys = list(pilot.app.screen.query(FooterKey))
+        return bool(keys) and all(k.region.width for k in keys if k.display)
+
+    await wait_until(pilot, laid_out)
+    return {
+        k.description: (k.region.x, k.region.right)
+        for k in pilot.app.screen.query(FooterKey)
+        if not k.has_class("-command-palette")
+    }
+
+
+def _palette_left(pilot: Pilot[Any]) -> int:
+    palette = [k for k in pilot.app.screen.query(FooterKey) if k.has_class("-command-palette")]
+    return min((k.region.x for k in palette), default=pilot.app.size.width)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_live_footer_always_shows_help_and_quit(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        keys = await _footer_keys(pilot)
+        for name in ("Help", "Quit"):
+            assert keys[name][1] <= _palette_left(pilot), (name, keys)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_replay_footer_always_shows_help_and_quit(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    log = write_fixed_log(tmp_path / "run.jsonl")
+    app = ReplayApp(log, config_dir=tmp_path, persist_theme=False)
+    async with app.run_test(size=size) as pilot:
+        keys = await _footer_keys(pilot)
+        for name in ("Help", "Quit"):
+            assert keys[name][1] <= _palette_left(pilot), (name, keys)
+
+
+async def test_timeline_rows_at_80_columns_show_the_action_and_its_target(tmp_path: Path) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RoundsScreen)
+        timeline = screen.query_one(RoundTimeline)
+        row = timeline.render_line(0).text
+        assert "type [13] From" in row, row
+
+
+# --- start-up and closing states ------------------------------------------------------------
+
+
+async def test_the_screen_says_starting_chrome_before_the_first_round(tmp_path: Path) -> None:
+    go = asyncio.Event()
+
+    async def slow_start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
+        app.show_phase("starting Chrome…")
+        await go.wait()
+        return await holding_driver()(sink, supervisor)
+
+    app = HandrailApp(
+        slow_start,
+        config_dir=tmp_path,
+        clock=still_clock,
+        persist_theme=False,
+        task="book a train",
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.run_screen
+        assert screen is not None
+        await wait_until(pilot, lambda: screen.header_facts().state == "starting Chrome…")
+        assert screen.header_facts().task == "book a train"
+        go.set()
+
+
+async def test_quitting_waits_for_chrome_to_close_and_says_so(tmp_path: Path) -> None:
+    closed = asyncio.Event()
+
+    async def run_then_close(sink: EventSink, supervisor: Supervisor) -> RunFinished:
+        try:
+            return await holding_driver()(sink, supervisor)
+        finally:
+            app.show_phase("closing Chrome…")
+            await closed.wait()
+            app.show_phase("closed")
+
+    app = live_app(run_then_close, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.run_screen
+        assert screen is not None
+        await wait_until(pilot, lambda: screen.run_view.state == "thinking")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "closing Chrome…" in screen.header_facts().state)
+        assert app.is_running  # the screen stays while Chrome closes
+        closed.set()
+    assert app.return_value == 130

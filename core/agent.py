@@ -64,7 +64,7 @@ from core.policy import (
     looks_like_credential_prompt,
 )
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
-from core.result import ActionResult
+from core.result import DENIED_BY_PERSON, ActionResult
 from core.round_shots import SENSITIVE_ON_SCREEN, RoundShots
 from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text
@@ -370,7 +370,7 @@ class Agent:
                 note = decision.note or "no reason given"
                 return (
                     ActionResult.failure(
-                        f"the person denied this action ({note}). Take that into account and choose "
+                        f"{DENIED_BY_PERSON} ({note}). Take that into account and choose "
                         "another way, or call finish if the task cannot go on."
                     ),
                     approval,

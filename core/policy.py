@@ -267,7 +267,10 @@ class Gate:
                 )
                 if destination.refused or destination.risky:
                     return destination
-        if element.submits_form or (element.form_action and element.tag in ("button", "input")):
+        # Only a form's submit path submits (a submit button, an image input). A type=button
+        # inside a form (a calendar day, a "Next month") is an ordinary click: flagging it
+        # made "approve all clicks" useless on any form with a widget in it.
+        if element.submits_form:
             target = element.form_action or snapshot.url
             details.append(
                 f"Submits a form to: {target} ({(element.form_method or 'get').upper()})"

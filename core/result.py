@@ -7,6 +7,11 @@ from typing import Any, Literal
 
 Outcome = Literal["ok", "error", "unknown"]
 
+DENIED_BY_PERSON = "the person denied this action"
+"""How a denied action's error begins (the tool result's first line is ``Failed (error): ``
+and then this), for the model and for a scripted plan, which reads it to follow its
+``on_deny``."""
+
 ErrorCode = Literal[
     "refused",
     "target_changed",

@@ -6,6 +6,10 @@ was just given. Targets here are exact, distinct accessible names on the page wh
 are used, so they resolve to one element. The plan starts on the search page (the demo
 opens the site itself) and ends with a ``finish`` that a working hand-over never lets it
 reach: the payment page's card fields pause the run first.
+
+Denials: a denied step pauses the run and says which step it was (``on_deny`` "ask", the
+default), except sorting (skipped: the plan finds its train by name anyway) and going on to
+payment (the plan finishes, unsuccessfully, saying so).
 """
 
 from __future__ import annotations
@@ -36,12 +40,21 @@ def first_friday_of_next_month(today: date) -> date:
     return first + timedelta(days=(4 - first.weekday()) % 7)
 
 
-def _step(tool: str, reason: str, target: str | None = None, **params: Any) -> dict[str, Any]:
+def _step(
+    tool: str,
+    reason: str,
+    target: str | None = None,
+    *,
+    on_deny: str | None = None,
+    **params: Any,
+) -> dict[str, Any]:
     line: dict[str, Any] = {"tool": tool}
     if target is not None:
         line["target"] = target
     line["input"] = params
     line["reason"] = reason
+    if on_deny is not None:
+        line["on_deny"] = on_deny
     return line
 
 
@@ -79,6 +92,7 @@ def demo_plan_lines(today: date) -> list[dict[str, Any]]:
             "select_option",
             "Sort by price to find the cheapest trains quickly.",
             "Sort by",
+            on_deny="skip",  # a convenience: the plan picks its train by name either way
             option="Price (lowest first)",
         ),
         _step(
@@ -93,7 +107,12 @@ def demo_plan_lines(today: date) -> list[dict[str, Any]]:
         _step("type", "The passenger's first name.", "First name", text=first),
         _step("type", "The passenger's last name.", "Last name", text=last),
         _step("type", "An email address for the tickets.", "Email", text=email),
-        _step("click", "Passenger details are complete.", "Continue to payment"),
+        _step(
+            "click",
+            "Passenger details are complete.",
+            "Continue to payment",
+            on_deny="finish",  # not going on to payment is a choice, not a problem
+        ),
         _step(
             "finish",
             "The booking waits at the payment page; the task says to stop before paying.",

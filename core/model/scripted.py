@@ -7,19 +7,31 @@ latest ``<browser_state>`` and the call gets that element's index, so the plan s
 layout changes and takes the same path through gates, hands and log as a model's reply.
 Blank lines and lines starting with ``//`` or ``#`` are ignored. When the plan runs out
 it calls ``finish`` with ``success: false``.
+
+A line may say what happens when the person denies it, ``"on_deny"``:
+
+- ``"ask"`` (the default): the next reply is ``ask_human`` naming the denied step, so the
+  run pauses with a clear message; on resume the plan goes on with its next step;
+- ``"skip"``: go on with the next step;
+- ``"finish"``: ``finish`` unsuccessfully, saying which step was denied;
+- an object, one alternative step (``tool``/``input``/``target``/``reason``), run instead.
+
+A denial is read from the step's tool result (it begins with
+:data:`core.result.DENIED_BY_PERSON`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.actions import Action, parse_call
 from core.model.base import ModelConfigError, ModelError, ModelReply
+from core.result import DENIED_BY_PERSON
 
 if TYPE_CHECKING:
     from anthropic.types import MessageParam, ToolParam
@@ -38,6 +50,9 @@ _ELEMENT = re.compile(
 _STATE = re.compile(r"<browser_state>(.*?)(?:</browser_state>|\Z)", re.DOTALL)
 
 
+ON_DENY_WORDS = ("ask", "skip", "finish")
+
+
 @dataclass(frozen=True, slots=True)
 class PlanStep:
     line: int
@@ -45,6 +60,15 @@ class PlanStep:
     input: dict[str, Any]
     reason: str | None = None
     target: str | None = None
+    on_deny: str | PlanStep = "ask"
+    """One of :data:`ON_DENY_WORDS`, or the alternative step to run instead."""
+
+    def describe(self) -> str:
+        """``click "Book now"`` / ``type [12]``: the step as a person recognises it."""
+        if self.target is not None:
+            return f"{self.tool} {self.target!r}"
+        index = self.input.get("index")
+        return f"{self.tool} [{index}]" if index is not None else self.tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +109,29 @@ def _parse_step(path: Path, number: int, text: str) -> PlanStep:
         ) from err
     if not isinstance(data, dict):
         raise bad('each line must be a JSON object like {"tool": "click", "input": {...}}.')
-    unknown = set(data) - {"tool", "input", "target", "reason"}
+    return _step_from(data, number, bad, nested=False)
+
+
+def _step_from(
+    data: dict[str, Any], number: int, bad: Callable[[str], ModelConfigError], *, nested: bool
+) -> PlanStep:
+    keys = {"tool", "input", "target", "reason"} | (set() if nested else {"on_deny"})
+    unknown = set(data) - keys
     if unknown:
-        raise bad(f"unknown keys {sorted(unknown)}; a line has tool, input, target, reason.")
+        where = "an on_deny step" if nested else "a line"
+        raise bad(f"unknown keys {sorted(unknown)}; {where} has {', '.join(sorted(keys))}.")
+    on_deny: str | PlanStep = "ask"
+    if "on_deny" in data:
+        choice = data["on_deny"]
+        if isinstance(choice, dict):
+            on_deny = _step_from(choice, number, bad, nested=True)
+        elif choice in ON_DENY_WORDS:
+            on_deny = choice
+        else:
+            raise bad(
+                f'"on_deny" must be "ask", "skip", "finish" or one step as an object '
+                f"(got {choice!r})."
+            )
     tool, arguments = data.get("tool"), data.get("input", {})
     target, reason = data.get("target"), data.get("reason")
     if not isinstance(arguments, dict):
@@ -106,7 +150,7 @@ def _parse_step(path: Path, number: int, text: str) -> PlanStep:
     if not isinstance(checked, Action):
         raise bad(checked.message.removesuffix(" This call was not run."))
     assert isinstance(tool, str)
-    return PlanStep(number, tool, dict(arguments), reason, target)
+    return PlanStep(number, tool, dict(arguments), reason, target, on_deny)
 
 
 def parse_digest(state: str) -> list[DigestElement]:
@@ -192,6 +236,9 @@ class ScriptedPlan:
         self.label = f"scripted plan: {self.path.name}"
         self.steps = load_plan(self.path)
         self._next = 0
+        self._calls = 0
+        self._last: tuple[str, PlanStep] | None = None
+        """The tool_use id and step of the last call, to see whether it was denied."""
 
     async def check(self) -> None:
         """The plan was read and validated when this object was made."""
@@ -203,24 +250,83 @@ class ScriptedPlan:
 
         Raises :class:`ModelError` when a step's target text is not in the latest digest.
         """
+        denied = self._denied_step(messages)
+        if denied is not None and denied.on_deny != "skip":
+            return self._after_denial(denied, messages)
         number = self._next + 1
         if self._next >= len(self.steps):
             self._next += 1
-            block = _tool_use(
-                number,
+            return self._call(
                 "finish",
                 {"success": False, "answer": PLAN_ENDED_ANSWER},
                 "The scripted plan has no more steps.",
             )
-            return ModelReply(content=(block,), stop_reason="tool_use")
         step = self.steps[self._next]
         self._next += 1
+        return self._run_step(step, number, messages)
+
+    def _run_step(
+        self, step: PlanStep, number: int, messages: Sequence[MessageParam]
+    ) -> ModelReply:
         arguments = dict(step.input)
         if step.target is not None:
             arguments["index"] = self._resolve(step, messages)
         reason = step.reason or f"Step {number} of the scripted plan."
-        block = _tool_use(number, step.tool, arguments, reason)
+        return self._call(step.tool, arguments, reason, step)
+
+    def _call(
+        self, tool: str, arguments: dict[str, Any], reason: str, step: PlanStep | None = None
+    ) -> ModelReply:
+        self._calls += 1
+        block = _tool_use(self._calls, tool, arguments, reason)
+        self._last = (block["id"], step) if step is not None else None
         return ModelReply(content=(block,), stop_reason="tool_use")
+
+    def _denied_step(self, messages: Sequence[MessageParam]) -> PlanStep | None:
+        """The step the last call ran, when its result says the person denied it."""
+        if self._last is None:
+            return None
+        tool_use_id, step = self._last
+        if not messages:
+            return None
+        last: Mapping[str, Any] = messages[-1]
+        content = last.get("content")
+        if last.get("role") != "user" or isinstance(content, str):
+            return None
+        for block in content or ():
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
+                # "Failed (error): the person denied this action (...)" (format_result);
+                # only the first line is the agent's verdict, later ones may quote the page.
+                lines = "\n".join(_texts(block.get("content", ""))).strip().splitlines()
+                verdict = lines[0].partition(": ")[2] if lines else ""
+                return step if verdict.startswith(DENIED_BY_PERSON) else None
+        return None
+
+    def _after_denial(self, step: PlanStep, messages: Sequence[MessageParam]) -> ModelReply:
+        where = f"step {step.line} ({step.describe()})"
+        if isinstance(step.on_deny, PlanStep):
+            alternative = step.on_deny
+            reason = alternative.reason or f"You denied {where}; the plan's alternative."
+            return self._run_step(replace(alternative, reason=reason), step.line, messages)
+        if step.on_deny == "finish":
+            return self._call(
+                "finish",
+                {
+                    "success": False,
+                    "answer": f"The scripted plan stopped: you denied {where}, and the plan "
+                    "has no other way to go on.",
+                },
+                f"You denied {where}; the plan ends there.",
+            )
+        return self._call(
+            "ask_human",
+            {
+                "question": f"You denied {where}, and the scripted plan has no other way. "
+                "Do that step yourself in the browser and resume to go on with the plan's "
+                "next step, or abort the run."
+            },
+            f"You denied {where}; the plan cannot go on without it.",
+        )
 
     def _resolve(self, step: PlanStep, messages: Sequence[MessageParam]) -> int:
         assert step.target is not None

@@ -36,6 +36,7 @@ from core.browser import (
     standard_profile_dirs,
 )
 from core.cdp import CDPError, HandshakeRefused
+from core.display import NO_DISPLAY, has_display
 from core.model.anthropic_backend import AnthropicModel
 from core.model.base import Model, ModelConfigError
 from core.model.openai_backend import OpenAIModel
@@ -208,7 +209,48 @@ async def check_chrome(env: Mapping[str, str], *, needed: bool = True) -> list[C
         )
     else:
         found = Check("chrome", "ok", f"{path} — {version}")
-    return [found, *await _check_launch(path, bad)]
+    launched = await _check_launch(path, bad)
+    if any(check.status != "ok" for check in launched):
+        return [found, *launched]
+    return [found, *launched, await check_headed(path, env, bad)]
+
+
+async def check_headed(path: str, env: Mapping[str, str], bad: Status = "fail") -> Check:
+    """Where a display is expected, a run launches Chrome with a window: start one with a
+    throwaway profile, and stop it. Without a display, say that runs will be headless.
+    Chrome gets this process's environment (as a run's does); ``env`` says whether a
+    display is expected."""
+    if not has_display(env):
+        return Check(
+            "display",
+            "warn",
+            f"{NO_DISPLAY}: runs launch Chrome headless, so a hand-over (password, CAPTCHA, "
+            "payment) has no window to act in",
+            "Run where a display is available (a desktop session, or ssh -X) to act in the "
+            "browser yourself; --headless chooses headless and silences the run's notice.",
+        )
+    where = env.get("WAYLAND_DISPLAY") or env.get("DISPLAY") or "this desktop"
+    with tempfile.TemporaryDirectory(
+        prefix="handrail-doctor-", ignore_cleanup_errors=True
+    ) as profile:
+        options = LaunchOptions(
+            executable=path, profile_dir=Path(profile), headless=False, timeout=LAUNCH_TIMEOUT_S
+        )
+        try:
+            browser = await asyncio.wait_for(Browser.launch(options), LAUNCH_TIMEOUT_S + 10)
+        except (BrowserError, CDPError, TimeoutError) as exc:
+            what = _first_sentence(exc) if str(exc) else f"no answer in {LAUNCH_TIMEOUT_S:g} s"
+            return Check(
+                "chrome starts headed",
+                bad,
+                f"the display {where} is set, but Chrome could not open a window on it: {what}",
+                "Check that the display answers (`xdpyinfo`; over SSH, X forwarding and "
+                "xauth), or unset DISPLAY/WAYLAND_DISPLAY so runs go headless, or pass "
+                "--headless.",
+            )
+        with contextlib.suppress(CDPError, OSError):
+            await browser.close()
+    return Check("chrome starts headed", "ok", f"a window on {where}, opened and closed")
 
 
 async def chrome_version(path: str) -> str | None:

@@ -2,10 +2,11 @@
 
 Everything that can be wrong with the configuration (model spec, key, endpoint, secrets,
 start URL outside the allowlist, audit folder) is found by :func:`prepare` before the agent
-acts, and raised as :class:`ConfigError` (the CLI exits with code 2). A browser handrail
-launches itself starts while those checks run (and the model's SDK loads): Chrome's start-up
-is most of a run's start-up. A configuration error stops it again; a browser to attach to
-(``--cdp-url``, ``--connect``) is reached only after the checks pass.
+acts, and raised as :class:`ConfigError` (the CLI exits with code 2). Everything that needs
+no network and no SDK is checked before any browser starts; a browser handrail launches
+itself then starts while the model's SDK loads and its endpoint is asked (Chrome's start-up
+is most of a run's start-up), and a model the endpoint refuses stops it again. A browser to
+attach to (``--cdp-url``, ``--connect``) is reached only after every check.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from core.badge import Badge
 from core.browser import Browser, BrowserError, LaunchOptions
 from core.events import EventSink, RunFinished, Supervisor
 from core.model.base import Model, ModelConfigError
-from core.model.spec import DEFAULT_SPEC, build_model
+from core.model.spec import DEFAULT_SPEC, build_model, precheck
 from core.page import Page
 from core.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
 from core.round_shots import RoundShots
@@ -81,8 +82,6 @@ class RunSettings:
     action_timeout: float = 45.0
     console_log: bool = False
     """Operational log to stderr too (console mode)."""
-    theme: str | None = None
-    """Observatory theme; None: the one the person saved, else the default."""
     screenshots: bool = True
     """Save each round's screenshot in the run folder (``--no-screenshots``: off)."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
@@ -130,6 +129,27 @@ async def prepare(
     an earlier event loop: clients are bound to the loop that made them).
     """
     env = os.environ if env is None else env
+    secrets = check_settings(settings, env)
+    return Prepared(model=await ready_model(settings, env, check=check_model), secrets=secrets)
+
+
+async def ready_model(settings: RunSettings, env: Mapping[str, str], *, check: bool) -> Model:
+    """Build the model (its SDK imported in a thread: seconds of CPU, while a browser may be
+    starting on this loop) and run its network pre-flight. Raises :class:`ConfigError`."""
+    try:
+        model = await asyncio.to_thread(
+            build_model, settings.model_spec, base_url=settings.base_url, env=env
+        )
+        if check:
+            await model.check()
+    except ModelConfigError as exc:
+        raise ConfigError(str(exc)) from exc
+    return model
+
+
+def check_settings(settings: RunSettings, env: Mapping[str, str]) -> Secrets:
+    """Everything about the configuration that needs no network and no SDK: fast, so it
+    runs before a browser starts. Returns the run's secrets; raises :class:`ConfigError`."""
     if not settings.task.strip():
         raise ConfigError("the task is empty: say what handrail should do")
     if settings.max_rounds < 1:
@@ -172,13 +192,7 @@ async def prepare(
     except SecretsError as exc:
         raise ConfigError(str(exc)) from exc
     try:
-        # In a thread: importing the model's SDK takes seconds of CPU, and a browser may be
-        # starting on this loop meanwhile (see run_session).
-        model = await asyncio.to_thread(
-            build_model, settings.model_spec, base_url=settings.base_url, env=env
-        )
-        if check_model:
-            await model.check()
+        precheck(settings.model_spec, base_url=settings.base_url, env=env)
     except ModelConfigError as exc:
         raise ConfigError(str(exc)) from exc
     try:
@@ -192,7 +206,7 @@ async def prepare(
         ) from exc
     if settings.upload_dir is not None and not settings.upload_dir.is_dir():
         raise ConfigError(f"--upload-dir {settings.upload_dir} is not a folder")
-    return Prepared(model=model, secrets=secrets)
+    return secrets
 
 
 SECRETS_FILE_LIMIT = 1_000_000
@@ -245,10 +259,16 @@ PhaseSink = Callable[[str], None]
 ``closing Chrome…``, ``closed`` (a screen shows it while nothing else moves)."""
 
 
+def browser_is_launched(settings: RunSettings) -> bool:
+    """Whether the run launches its own Chrome (rather than attaching to one)."""
+    return not (settings.cdp_url or settings.connect)
+
+
 def launch_early(settings: RunSettings) -> asyncio.Task[Browser] | None:
-    """Start launching the browser now, on the running loop, so Chrome starts while the rest
-    loads. None when the settings attach to a browser instead (that waits for the checks)."""
-    if settings.cdp_url or settings.connect:
+    """Start launching the browser now, on the running loop, so Chrome starts while the model
+    loads and is checked. None when the settings attach to a browser instead (attaching waits
+    for every check)."""
+    if not browser_is_launched(settings):
         return None
     return asyncio.create_task(open_browser(settings), name="launch browser")
 
@@ -278,18 +298,24 @@ async def run_session(
 ) -> RunFinished:
     """Run one task to its end and return how it ended.
 
-    Without ``prepared`` the configuration is checked here (:func:`prepare`) while a
-    launched browser starts. The audit log is written to ``settings.audit_dir`` (its recorder
+    Without ``prepared`` the configuration is checked here: the cheap checks
+    (:func:`check_settings`) first, then the model is loaded and asked (:func:`ready_model`)
+    while a launched browser starts. The audit log is written to ``settings.audit_dir`` (its recorder
     is added to ``sinks``); the operational log goes beside it. The browser is closed at the
     end (a launched one is stopped; in connect mode only our tabs are closed). ``on_phase``
     hears the steps before the first round and after the last. Raises :class:`ConfigError`
     when the run cannot start; cancellation propagates after the log is closed.
     """
     phase = on_phase or (lambda _text: None)
-    phase("starting Chrome…" if settings.cdp_url is None and not settings.connect else "checking…")
-    early = launch_early(settings)
+    env = os.environ if env is None else env
+    # The cheap checks first: a typo never flashes a browser window.
+    secrets = check_settings(settings, env) if prepared is None else prepared.secrets
+    phase("starting Chrome…" if browser_is_launched(settings) else "checking…")
+    early = launch_early(settings) if prepared is None else None
     try:
-        prepared = prepared or await prepare(settings, env=env)
+        if prepared is None:
+            model = await ready_model(settings, env, check=True)
+            prepared = Prepared(model=model, secrets=secrets)
         try:
             writer = AuditWriter.create(
                 settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
@@ -308,7 +334,7 @@ async def run_session(
     run_dir = writer.path.with_suffix("")
     try:
         if early is None:
-            phase("attaching to the browser…")
+            phase("starting Chrome…" if browser_is_launched(settings) else "attaching…")
         browser = await (early if early is not None else open_browser(settings))
         await browser.set_downloads_dir(run_dir / "downloads")
     except BaseException:

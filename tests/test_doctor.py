@@ -20,6 +20,7 @@ from core.doctor import (
     check_audit_dir,
     check_cdp_url,
     check_connect,
+    check_headed,
     check_model,
     check_python,
     check_terminal,
@@ -256,3 +257,28 @@ def test_core_doctor_does_not_load_textual() -> None:
     # rich may come in through structlog's console renderer; textual must not.
     code = "import sys, core.doctor; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=60)
+
+
+# -- the display a headed run needs --------------------------------------------------------
+
+
+async def test_without_a_display_doctor_says_runs_will_be_headless(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    check = await check_headed(find_chrome(), {})
+    assert (check.name, check.status) == ("display", "warn")
+    assert "no display" in check.found and "headless" in check.found
+
+
+async def test_a_display_that_does_not_answer_fails_the_headed_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A display number no X server listens on: what a stale DISPLAY over SSH looks like.
+    monkeypatch.setenv("DISPLAY", ":97")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    check = await check_headed(find_chrome(), {"DISPLAY": ":97"})
+    assert (check.name, check.status) == ("chrome starts headed", "fail")
+    assert ":97" in check.found
+    assert "xdpyinfo" in (check.fix or "") and "--headless" in (check.fix or "")

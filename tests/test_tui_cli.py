@@ -103,3 +103,28 @@ def test_the_summary_names_outcome_answer_code_log_and_replay_command() -> None:
         "  audit log: logs/a run.jsonl",
         "  replay:    handrail replay 'logs/a run.jsonl'",
     ]
+
+
+def test_replay_of_a_directory_says_it_is_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert dispatch(["replay", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "is a directory, not an audit log" in error and "no such file" not in error
+
+
+def test_replay_of_a_missing_file_says_it_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert dispatch(["replay", str(tmp_path / "gone.jsonl")]) == 2
+    assert "gone.jsonl does not exist" in capsys.readouterr().err
+
+
+def test_verify_of_an_empty_file_is_not_a_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    assert dispatch(["verify", str(empty)]) == 2
+    out = capsys.readouterr().out
+    assert "NOT A LOG" in out and "empty" in out and "OK" not in out

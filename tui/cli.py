@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
     )
     parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {_version()}", help="print the version"
+        "--version", action=_VersionAction, nargs=0, help="print the version and exit"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -287,6 +287,20 @@ def _add_theme_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (``--help`` stays fast)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -384,7 +398,6 @@ def settings_from_args(args: argparse.Namespace, *, interactive_default: str) ->
         upload_dir=args.upload_dir,
         action_timeout=args.action_timeout,
         console_log=args.no_tui,
-        theme=args.theme,
         screenshots=not args.no_screenshots,
     )
 
@@ -446,7 +459,14 @@ def _key_export() -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     if not args.log.is_file():
-        print(f"handrail replay: no such file: {args.log}", file=sys.stderr)
+        what = (
+            "is a directory, not an audit log (give one of its .jsonl files)"
+            if args.log.is_dir()
+            else "is not a regular file"
+            if args.log.exists()
+            else "does not exist"
+        )
+        print(f"handrail replay: {args.log} {what}", file=sys.stderr)
         return EXIT_USAGE
     from tui.replay import run_replay
 

@@ -18,6 +18,11 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from core.display import NO_DISPLAY
+from core.display import has_display as display_here
+
+__all__ = ["NO_DISPLAY", "has_display", "run_console", "run_observatory", "summary_text"]
+
 if TYPE_CHECKING:
     from core.events import EventSink, RunFinished, Supervisor
     from core.session import RunSettings
@@ -29,16 +34,10 @@ EXIT_INTERRUPTED = 130
 SettingsFactory = Callable[[], "RunSettings"]
 """Builds the run's settings. Called in a thread: it may import ``core.session``."""
 
-NO_DISPLAY = "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)"
-"""Why a run that did not ask for ``--headless`` is headless anyway."""
-
 
 def has_display(env: Mapping[str, str] | None = None) -> bool:
-    """Whether a launched Chrome can open a window here."""
-    env = os.environ if env is None else env
-    if sys.platform == "darwin" or sys.platform.startswith("win"):
-        return True
-    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+    """Whether a launched Chrome can open a window here (see :mod:`core.display`)."""
+    return display_here(os.environ if env is None else env)
 
 
 def headless_notice() -> str:

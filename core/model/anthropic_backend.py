@@ -10,6 +10,7 @@ from anthropic import AsyncAnthropic
 from anthropic.types import Message, MessageParam, TextBlockParam, ToolParam
 
 from core.model.base import DEFAULT_MAX_TOKENS, ModelConfigError, ModelError, ModelReply
+from core.model.spec import ANTHROPIC_KEY_HELP as _KEY_HELP
 from core.model.spec import DEFAULT_ANTHROPIC_MODEL
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -17,11 +18,6 @@ MAX_RETRIES = 4
 """The SDK retries 408/409/429/5xx/529 itself, honouring ``retry-after`` headers."""
 TIMEOUT_S = 120.0
 CHECK_TIMEOUT_S = 15.0
-
-_KEY_HELP = (
-    "Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to your key from "
-    "https://console.anthropic.com, or run without a model: --model scripted:PLAN.jsonl."
-)
 
 
 class AnthropicModel:

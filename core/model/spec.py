@@ -32,6 +32,40 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, value
 
 
+ANTHROPIC_KEY_HELP = (
+    "Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to your key from "
+    "https://console.anthropic.com, or run without a model: --model scripted:PLAN.jsonl."
+)
+
+
+def precheck(spec: str, *, base_url: str | None, env: Mapping[str, str]) -> None:
+    """What can be wrong with a spec without loading its SDK or asking the network: the
+    form, a missing key or endpoint, a missing plan file. Raises :class:`ModelConfigError`.
+    Cheap, so callers run it before they start anything (a browser)."""
+    kind, value = parse_spec(spec)
+    if kind == "anthropic":
+        if not (env.get("ANTHROPIC_API_KEY") or env.get("ANTHROPIC_AUTH_TOKEN")):
+            raise ModelConfigError(
+                f"No Anthropic API key: ANTHROPIC_API_KEY is not set. {ANTHROPIC_KEY_HELP}"
+            )
+    elif kind == "openai":
+        if not (base_url or env.get("OPENAI_BASE_URL")):
+            raise ModelConfigError(
+                f"--model {spec} needs the server's URL: --base-url URL or OPENAI_BASE_URL, "
+                "e.g. http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM."
+            )
+    else:
+        if base_url:
+            raise ModelConfigError(
+                "--base-url is for openai: models; a scripted plan has no server."
+            )
+        path = Path(value).expanduser()
+        if not path.is_file():
+            raise ModelConfigError(
+                f"Scripted plan {value!r} not found (looked in {path.resolve()})."
+            )
+
+
 def build_model(
     spec: str,
     *,
@@ -47,6 +81,7 @@ def build_model(
     local models take none). Call ``await model.check()`` afterwards for the network
     pre-flight.
     """
+    precheck(spec, base_url=base_url, env=env)
     kind, value = parse_spec(spec)
     # Each backend's SDK is imported here, when it is used: never both, never at start-up.
     if kind == "anthropic":
@@ -57,22 +92,13 @@ def build_model(
             model.vision = vision
         return model
     if kind == "openai":
-        url = base_url or env.get("OPENAI_BASE_URL")
-        if not url:
-            raise ModelConfigError(
-                f"--model {spec} needs the server's URL: --base-url URL or OPENAI_BASE_URL, "
-                "e.g. http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM."
-            )
         from core.model.openai_backend import OpenAIModel
 
+        url = base_url or env.get("OPENAI_BASE_URL")
+        assert url is not None  # precheck
         return OpenAIModel(
             value, base_url=url, api_key=env.get("OPENAI_API_KEY") or None, vision=bool(vision)
         )
-    if base_url:
-        raise ModelConfigError("--base-url is for openai: models; a scripted plan has no server.")
-    path = Path(value).expanduser()
-    if not path.is_file():
-        raise ModelConfigError(f"Scripted plan {value!r} not found (looked in {path.resolve()}).")
     from core.model.scripted import ScriptedPlan
 
-    return ScriptedPlan(path)
+    return ScriptedPlan(Path(value).expanduser())

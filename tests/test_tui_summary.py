@@ -1,0 +1,147 @@
+"""After the observatory closes: the real ``handrail run`` in a pseudo-terminal, quit with q,
+prints what the run came to."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]|\r")
+
+
+class Terminal:
+    """A child process on a pseudo-terminal: read what it shows, type keys."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.fd, child = pty.openpty()
+        self.proc = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdin=child, stdout=child, stderr=child, start_new_session=True
+        )
+        os.close(child)
+        self.seen = b""
+
+    def read_until(self, wanted: bytes, timeout: float) -> bytes:
+        """Everything shown so far, once ``wanted`` is in it (else AssertionError)."""
+        deadline = time.monotonic() + timeout
+        while wanted not in ANSI.sub(b"", self.seen):
+            left = deadline - time.monotonic()
+            assert left > 0, f"{wanted!r} never shown; the screen ended {self.seen[-800:]!r}"
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready and not self._read():
+                break
+        assert wanted in ANSI.sub(b"", self.seen), self.seen[-800:]
+        return self.seen
+
+    def _read(self) -> bool:
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:
+            return False
+        self.seen += chunk
+        return bool(chunk)
+
+    def wait(self, timeout: float) -> int:
+        """Read until the child exits; its exit code."""
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                self._read()
+        while self._drain():
+            pass
+        return self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+
+    def _drain(self) -> bool:
+        ready, _, _ = select.select([self.fd], [], [], 0)
+        return bool(ready) and self._read()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        os.close(self.fd)
+
+
+def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}, '
+        '"reason": "Nothing to do."}\n'
+    )
+    env = dict(os.environ) | {
+        "TERM": "xterm-256color",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    term = Terminal(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "run",
+            "say when the library opens",
+            "--headless",
+            "--model",
+            f"scripted:{plan}",
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        env,
+    )
+    try:
+        term.read_until(b"Run finished: success", timeout=120)
+        os.write(term.fd, b"q")
+        code = term.wait(timeout=60)
+    finally:
+        term.close()
+    assert code == 0
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    tail = ANSI.sub(b"", term.seen).decode(errors="replace").split("handrail: success", 1)
+    assert len(tail) == 2, term.seen[-1500:]
+    lines = ("handrail: success" + tail[1]).splitlines()
+    assert lines[0] == "handrail: success (exit code 0)"
+    assert lines[1].split() == ["answer:", "Opens", "at", "9."]
+    assert lines[2].split() == ["audit", "log:", str(log)]
+    assert lines[3].split() == ["replay:", "handrail", "replay", str(log)]
+
+
+def test_a_configuration_error_leaves_the_screen_and_says_what_to_change(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    } | {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    term = Terminal(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "run",
+            "anything",
+            "--headless",
+            "--model",
+            "anthropic:claude-sonnet-5-5",
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        env,
+    )
+    try:
+        code = term.wait(timeout=60)
+    finally:
+        term.close()
+    assert code == 2
+    shown = ANSI.sub(b"", term.seen).decode(errors="replace")
+    assert "handrail: No Anthropic API key: ANTHROPIC_API_KEY is not set." in shown
+    assert "exit code" not in shown  # no run, so no summary
+    assert not (tmp_path / "profile").exists()  # checked before any browser started

@@ -237,3 +237,67 @@ async def test_quitting_waits_for_chrome_to_close_and_says_so(tmp_path: Path) ->
         assert app.is_running  # the screen stays while Chrome closes
         closed.set()
     assert app.return_value == 130
+
+
+# --- replay --follow's verified badge ---------------------------------------------------------
+
+
+async def test_follow_re_verifies_as_records_arrive_and_when_junk_appears(tmp_path: Path) -> None:
+    from tests.test_tui_driver import write_driver_log
+
+    log = await write_driver_log(tmp_path / "run.jsonl")
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:3]))  # start, intent 1, round 1: a run still going
+    app = ReplayApp(log, follow=True, config_dir=tmp_path, persist_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.replay_screen
+        assert screen is not None
+
+        def records() -> int:
+            report = screen.verify_report
+            return report.records if report is not None else -1
+
+        await wait_until(pilot, lambda: records() == 3)
+        assert "run incomplete" in screen.header_facts().state
+        with log.open("ab") as out:
+            out.write(b"".join(lines[3:]))
+        await wait_until(pilot, lambda: records() == len(lines))
+        assert screen.header_facts().state.startswith("replay · verified")
+        assert "run incomplete" not in screen.header_facts().state
+        with log.open("ab") as out:
+            out.write(b"<html>not a record</html>\n")
+        await wait_until(pilot, lambda: "NOT verified" in screen.header_facts().state)
+
+
+# --- the palette's Screenshot ------------------------------------------------------------------
+
+
+async def test_the_palettes_screenshot_names_the_file_it_saved(tmp_path: Path) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        saved = app.save_screen_picture(tmp_path)
+        assert saved is not None and saved.read_text().startswith("<svg")
+        await wait_until(pilot, lambda: any(str(saved) in n.message for n in app._notifications))
+
+
+async def test_a_screenshot_that_cannot_be_saved_says_where_and_why(tmp_path: Path) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        assert app.save_screen_picture(tmp_path / "missing" / "folder") is None
+        await wait_until(pilot, lambda: any(n.title == "Screenshot" for n in app._notifications))
+        (note,) = [n for n in app._notifications if n.title == "Screenshot"]
+        assert str(tmp_path / "missing" / "folder") in note.message
+        assert "No such file or directory" in note.message
+
+
+async def test_the_palette_offers_our_screenshot(tmp_path: Path) -> None:
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        (shot,) = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
+        assert str(app.screenshot_dir()) in shot.help

@@ -24,8 +24,9 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen {
         align: center middle;
         & > #confirm-dialog {
-            width: auto;
-            max-width: 70;
+            /* auto collapsed to the border alone (its Statics fill their parent) */
+            width: 70;
+            max-width: 90%;
             height: auto;
             border: thick $handrail-error;
             background: $surface;

@@ -134,7 +134,40 @@ class ObservatoryApp(App[int]):
             for title, help_text, callback in provider():
                 yield SystemCommand(title, help_text, callback)
         yield SystemCommand("Help", "Show every key (?)", self.action_help)
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":
+                # Textual's saves to a Downloads folder that may not exist, then says only
+                # "Failed to save screenshot": ours names the file, or why it failed.
+                command = SystemCommand(
+                    "Screenshot",
+                    f"Save an SVG picture of the screen in {self.screenshot_dir()}",
+                    lambda: self.set_timer(0.1, self.save_screen_picture),
+                )
+            yield command
+
+    def screenshot_dir(self) -> Path:
+        """Where the palette's Screenshot goes: ~/Downloads when it exists, else here."""
+        downloads = Path.home() / "Downloads"
+        return downloads if downloads.is_dir() else Path.cwd()
+
+    def save_screen_picture(self, folder: Path | None = None) -> Path | None:
+        """Write the screen as SVG into ``folder`` (default :meth:`screenshot_dir`) and say
+        where; on failure say why. Returns the file, or None."""
+        folder = folder if folder is not None else self.screenshot_dir()
+        stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
+        path = folder / f"handrail-{stamp}.svg"
+        try:
+            path.write_text(self.export_screenshot(), encoding="utf-8")
+        except OSError as exc:
+            self.notify(
+                f"Could not save the screenshot to {path}: {exc.strerror or exc}",
+                title="Screenshot",
+                severity="error",
+                markup=False,
+            )
+            return None
+        self.notify(f"Saved the screenshot to {path}", title="Screenshot", markup=False)
+        return path
 
     async def action_quit(self) -> None:
         """``q`` and ctrl+q: subclasses may ask first (a live run must be aborted)."""

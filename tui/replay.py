@@ -267,6 +267,9 @@ class ReplayScreen(RoundsScreen):
         self.verify_report: VerifyReport | None = None
         self.verify_started = False
         self.verify_error: str | None = None
+        self._verifying = False
+        self._verify_again = False
+        """--follow: lines arrived while a verification ran; verify again when it ends."""
         self.query_text = ""
         self.first_round_shown_at: float | None = None
         """``time.perf_counter()`` after the refresh that first drew a round (for the bench)."""
@@ -313,7 +316,18 @@ class ReplayScreen(RoundsScreen):
         and would otherwise hold the interpreter while the first round waits to be shown."""
         if not self.verify_started:
             self.verify_started = True
+            self._verifying = True
             self._verify()
+
+    def _reverify(self) -> None:
+        """--follow: the log grew (or a line changed), so the badge must be earned again."""
+        if not self.verify_started:
+            return
+        if self._verifying:
+            self._verify_again = True
+            return
+        self._verifying = True
+        self._verify()
 
     def on_unmount(self) -> None:
         if self.index is not None:
@@ -399,8 +413,15 @@ class ReplayScreen(RoundsScreen):
         if event.worker.group == "verify":
             if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, VerifyReport):
                 self.verify_report = event.worker.result
+                self.verify_error = None
             elif event.state == WorkerState.ERROR:
                 self.verify_error = str(event.worker.error)
+                self.verify_report = None
+            if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+                self._verifying = False
+                if self._verify_again:
+                    self._verify_again = False
+                    self._reverify()
             self.refresh_header()
         elif event.worker.group == "scan" and event.state == WorkerState.ERROR:
             self._start_verify()
@@ -421,6 +442,8 @@ class ReplayScreen(RoundsScreen):
         if message.done and self.scan_done_at is None:
             self.scan_done_at = time.perf_counter()
         self.call_after_refresh(self._start_verify)
+        if self.follow and message.entries:
+            self._reverify()
         if not entries:
             self.refresh_header()
             if message.done:

@@ -74,7 +74,7 @@ class _TimedFake(FakeAnthropic):
 
 
 def time_first_request() -> float:
-    with _TimedFake() as fake, tempfile.TemporaryDirectory() as tmp:
+    with _TimedFake() as fake, tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         fake.respond_with(
             lambda _body: [
                 tool_use_block(
@@ -113,7 +113,7 @@ def time_first_request() -> float:
 
 
 def time_first_screen() -> float:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         plan = Path(tmp) / "plan.jsonl"
         plan.write_text(
             '{"tool": "finish", "input": {"success": true, "answer": "bench", "reason": "bench"}}\n'

@@ -19,13 +19,16 @@ machine's load matters: note it (``uptime``) beside the figures.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import pty
 import select
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 from pathlib import Path
@@ -125,6 +128,8 @@ def time_first_screen() -> float:
             "XDG_CONFIG_HOME": str(Path(tmp) / "config"),
         }
         primary, secondary = pty.openpty()
+        # A real terminal's size: some widgets divide by it when they load.
+        fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         start = time.monotonic()
         proc = subprocess.Popen(
             [

@@ -3,12 +3,15 @@ prints what the run came to."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -21,6 +24,8 @@ class Terminal:
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.fd, child = pty.openpty()
+        # A real terminal's size (a 0x0 pty is not one a person has).
+        fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         self.proc = subprocess.Popen(
             argv, cwd=ROOT, env=env, stdin=child, stdout=child, stderr=child, start_new_session=True
         )

@@ -63,6 +63,9 @@ REQUIRED_PACKAGES: tuple[tuple[str, str, str | None], ...] = (
     ("anthropic", "0.60", None),
     ("openai", "1.40", None),
     ("structlog", "24", None),
+    ("textual-serve", "1.1", "2"),
+    ("textual-image", "0.12", "1"),
+    ("pillow", "10", None),
 )
 
 INSTALL_FIX = "Run `bash scripts/bootstrap.sh` from the handrail folder, or `pip install -e .` in its virtual environment."

@@ -170,6 +170,15 @@ def check_settings(settings: RunSettings, env: Mapping[str, str]) -> Secrets:
         raise ConfigError(
             f"--network must be one of {', '.join(NETWORK_MODES)} (got {settings.network!r})"
         )
+    connected = bool(settings.cdp_url or settings.connect)
+    if connected and settings.allow_domains and settings.network_mode() == "strict":
+        why = "" if settings.network else " (the default when a secret is configured)"
+        raise ConfigError(
+            f"--network strict{why} cannot be held in a browser handrail connects to: its "
+            "WebRTC, and speculative loads from a popup, follow that browser's own settings "
+            "and can reach any host. Drop --cdp-url/--connect so handrail launches its own "
+            "browser, or pass --network documents to accept what that mode lets through"
+        )
     if settings.start_url:
         scheme = settings.start_url.split(":", 1)[0].lower()
         if scheme not in ("http", "https") and not (scheme == "file" and settings.allow_file_urls):

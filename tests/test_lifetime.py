@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.reaper import group_alive
+from core.session import RunSettings, check_settings
 from tests.fake_anthropic import FakeAnthropic
 from tests.site_server import FixtureSite
 from tui.cli import dispatch
@@ -62,6 +63,16 @@ EDGE_CASES = {
     "secrets-file-device": (["--secrets-file", "/dev/zero"], "is not a regular file"),
     "secrets-file-folder": (["--secrets-file", "{tmp}"], "is not a regular file"),
     "secrets-file-huge": (["--secrets-file", "{big}"], "over the 1 MB limit"),
+    # strict cannot be held in a browser we only connect to (its WebRTC and preload settings
+    # are its own), whether it was asked for or follows from a secret.
+    "connect-strict": (
+        ["--cdp-url", "http://127.0.0.1:9", "--allow-domain", "example.org", "--network", "strict"],
+        "--network strict cannot be held in a browser handrail connects to",
+    ),
+    "connect-secret": (
+        ["--connect", "--allow-domain", "example.org", "--secret", "TOKEN=HOME"],
+        "(the default when a secret is configured) cannot be held",
+    ),
 }
 
 
@@ -283,3 +294,19 @@ def test_the_browser_and_its_temporary_files_go_when_handrail_is_killed(
         end = _records(logs)[-1]
         assert end["type"] == "run_end" and end["exit_code"] == 130, end
         assert "Traceback" not in output
+
+
+def test_a_browser_we_connect_to_runs_in_documents_mode_when_asked(tmp_path: Path) -> None:
+    """The way out the refusal names works: documents mode passes every check."""
+    settings = RunSettings(
+        task="look around",
+        cdp_url="http://127.0.0.1:9",
+        allow_domains=("example.org",),
+        secrets=("TOKEN=HOME",),
+        network="documents",
+        model_spec="scripted:" + str(tmp_path / "plan.jsonl"),
+        audit_dir=tmp_path / "logs",
+    )
+    (tmp_path / "plan.jsonl").write_text('{"tool": "finish", "input": {"success": true}}\n')
+    secrets = check_settings(settings, {"HOME": "a-token-value-of-some-length"})
+    assert secrets.names() == ["TOKEN"]

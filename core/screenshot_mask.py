@@ -4,7 +4,7 @@
 place of ``Page.captureScreenshot``). With secrets configured, it first pauses the page's
 scripts and CSS animations, so nothing moves until the image is taken. Then, in handrail's
 isolated world (core/screenshot_mask.js), it reads every document on screen: this one, its
-shadow roots (closed ones handed over by :func:`core.world.adopt_closed_roots`) and its
+shadow roots (closed ones found by :func:`core.world.find_closed_roots`) and its
 same-origin frames, at any depth. :meth:`core.secrets.Secrets.spans` finds the secrets, in
 any of their forms, in the documents' text, in fields (values, placeholders, option
 texts) and in ``::before``/``::after``/``::marker`` content. What is drawn:
@@ -112,7 +112,7 @@ async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON 
     with contextlib.suppress(CDPError):
         await tab.send("Animation.setPlaybackRate", {"playbackRate": 0}, timeout=timeout)
     try:
-        await _adopt_closed_roots(tab, timeout)
+        await world.find_closed_roots(tab, timeout=timeout)
         found = await _mask(tab, "collect", True, timeout=timeout)
         if found["unreadable"]:
             frames = ", ".join(str(f) for f in found["unreadable"][:3])
@@ -148,21 +148,6 @@ async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON 
         with contextlib.suppress(CDPError):  # a closed tab has no scripts to resume
             await tab.send("Animation.setPlaybackRate", {"playbackRate": 1})
             await tab.send("Emulation.setScriptExecutionDisabled", {"value": False})
-
-
-async def _adopt_closed_roots(tab: Tab, timeout: float) -> None:
-    """Have the eyes hand every closed shadow root to our world (core/world.py owns how).
-
-    Two generations of that interface exist while branches merge: ``find_closed_roots(tab)``
-    (sound: counts elements, pierces when they differ) and, before it,
-    ``adopt_closed_roots(session, context)`` (the hosts the last digest walk listed). Looked
-    up by name so this module works with either; use the first alone once it is on main."""
-    find = getattr(world, "find_closed_roots", None)
-    if find is not None:
-        await find(tab, timeout=timeout)
-        return
-    adopt = getattr(world, "adopt_closed_roots")  # noqa: B009 (absent once the above lands)
-    await adopt(tab.session, await world.main_context(tab, timeout=timeout), timeout=timeout)
 
 
 def _spans(secrets: Secrets, items: list[JSON]) -> list[list[int]]:

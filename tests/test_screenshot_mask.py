@@ -13,7 +13,6 @@ import pytest
 from core.browser import Browser, Tab
 from core.screenshot_mask import ScreenshotRefused, capture_masked, register
 from core.secrets import Secret, Secrets
-from core.snapshot import take_snapshot
 from tests.helpers import load, page_eval
 from tests.loopback import second_site  # noqa: F401
 from tests.site_server import FixtureSite
@@ -175,8 +174,6 @@ async def test_a_secret_is_masked_however_the_page_draws_it(
     await tab.send("Emulation.setDeviceMetricsOverride", metrics)
     where = await drawn_at(tab, site, how, CANARY)
     rows = int(where["bottom"]) + 2
-    if how == "closed-shadow":
-        await take_snapshot(tab)  # each round's digest hands closed roots to our world
     shown = region(await shot(tab, False, masking, rows), where)
     masked = region(await shot(tab, True, masking, rows), where)
     await drawn_at(tab, site, how, "")

@@ -156,13 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
     )
-    run.add_argument(
-        "--audit-dir",
-        type=Path,
-        default=Path("audit_logs"),
-        metavar="DIR",
-        help="where run logs go (default: audit_logs)",
-    )
+    _add_audit_dir_option(run, "where run logs go")
     _add_theme_option(run)
     run.add_argument(
         "--no-screenshots",
@@ -247,13 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="no browser window (default when there is no display)",
     )
     demo.add_argument("--headed", action="store_true", help="force a browser window")
-    demo.add_argument(
-        "--audit-dir",
-        type=Path,
-        default=Path("audit_logs"),
-        metavar="DIR",
-        help="where run logs go (default: audit_logs)",
-    )
+    _add_audit_dir_option(demo, "where run logs go")
     _add_theme_option(demo)
 
     doctor = sub.add_parser("doctor", help="check that everything a run needs is here")
@@ -267,14 +255,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=None, metavar="SPEC", help="check this model (see handrail run --help)"
     )
     doctor.add_argument("--base-url", metavar="URL", help="endpoint for an openai: model")
-    doctor.add_argument(
+    _add_audit_dir_option(doctor, "check that run logs can be written here")
+    return parser
+
+
+def _add_audit_dir_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
         "--audit-dir",
         type=Path,
         default=Path("audit_logs"),
         metavar="DIR",
-        help="check that run logs can be written here (default: audit_logs)",
+        help=f"{what} (default: audit_logs)",
     )
-    return parser
 
 
 def _add_theme_option(p: argparse.ArgumentParser) -> None:

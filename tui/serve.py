@@ -20,9 +20,7 @@ prints a warning: whoever reaches the port with the URL can approve actions.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
-import secrets
 import shlex
 import signal
 import sys
@@ -116,6 +114,9 @@ def bind_warning(host: str) -> str | None:
 
 def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``handrail serve``: check the run's settings, then serve until Ctrl-C (exit 130)."""
+    import asyncio  # here, not at the top: `handrail --help` builds this parser
+    import secrets
+
     from tui.cli import EXIT_INTERRUPTED, EXIT_USAGE, settings_from_args
 
     if args.no_tui:

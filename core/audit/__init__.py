@@ -8,14 +8,25 @@ and indexed reading) and :mod:`~core.audit.verify`. Record shapes are the contra
 docs/architecture.md ("Audit log").
 """
 
-from core.audit.chain import line_hash
-from core.audit.key import AuditKey, AuditKeyError, existing_key, installation_key, key_from_file
-from core.audit.reader import LogIndex, LogProblem, LogRead, read_log
-from core.audit.recorder import AuditRecorder
-from core.audit.records import ApprovalRecord, RoundEntry, rounds_of
-from core.audit.verify import VerifyReport, verify
-from core.audit.writer import SCHEMA, AuditError, AuditLockedError, AuditWriter
-from core.secrets import REDACTED
+from typing import TYPE_CHECKING
+
+# The names below are loaded on first use (PEP 562), so that importing one light module such
+# as core.audit.key (``handrail --help`` does) does not load the recorder and its dependencies.
+if TYPE_CHECKING:
+    from core.audit.chain import line_hash
+    from core.audit.key import (
+        AuditKey,
+        AuditKeyError,
+        existing_key,
+        installation_key,
+        key_from_file,
+    )
+    from core.audit.reader import LogIndex, LogProblem, LogRead, read_log
+    from core.audit.recorder import AuditRecorder
+    from core.audit.records import ApprovalRecord, RoundEntry, rounds_of
+    from core.audit.verify import VerifyReport, verify
+    from core.audit.writer import SCHEMA, AuditError, AuditLockedError, AuditWriter
+    from core.secrets import REDACTED
 
 __all__ = [
     "REDACTED",
@@ -40,3 +51,38 @@ __all__ = [
     "rounds_of",
     "verify",
 ]
+
+_HOME = {
+    "line_hash": "core.audit.chain",
+    "AuditKey": "core.audit.key",
+    "AuditKeyError": "core.audit.key",
+    "existing_key": "core.audit.key",
+    "installation_key": "core.audit.key",
+    "key_from_file": "core.audit.key",
+    "LogIndex": "core.audit.reader",
+    "LogProblem": "core.audit.reader",
+    "LogRead": "core.audit.reader",
+    "read_log": "core.audit.reader",
+    "AuditRecorder": "core.audit.recorder",
+    "ApprovalRecord": "core.audit.records",
+    "RoundEntry": "core.audit.records",
+    "rounds_of": "core.audit.records",
+    "VerifyReport": "core.audit.verify",
+    "verify": "core.audit.verify",
+    "SCHEMA": "core.audit.writer",
+    "AuditError": "core.audit.writer",
+    "AuditLockedError": "core.audit.writer",
+    "AuditWriter": "core.audit.writer",
+    "REDACTED": "core.secrets",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'core.audit' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value

@@ -360,8 +360,10 @@ def _cli(args: list[str], env: dict[str, str], **kw: Any) -> subprocess.Popen[st
 
 
 def _wait_for_intent(
-    logs: Path, round_no: int, proc: subprocess.Popen[str], timeout: float = 30
+    logs: Path, round_no: int, proc: subprocess.Popen[str], timeout: float = 120
 ) -> Path:
+    """The log's path once round ``round_no``'s intent is in it. The timeout is only a
+    safety net (a loaded machine takes many seconds to import the SDK and start Chrome)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for path in logs.glob("*.jsonl"):

@@ -144,3 +144,63 @@ def test_at_80_columns_the_crop_follows_the_facts(snap_compare: Any, tmp_path: P
 
     app = ApprovalOnly(send_button_crop(), tmp_path)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+_UNSIZED_TERMINAL_SCRIPT = """
+import asyncio
+from PIL import Image
+from textual.app import App
+from tui.approval import ApprovalScreen  # imports the picture code, as the observatory does
+from tui.target_crop import picture
+
+class One(App[None]):
+    def compose(self):
+        yield picture(Image.new("RGB", (84, 28), (0x1A, 0x7F, 0x37)), id="pic")
+
+async def main():
+    async with One().run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = pilot.app.query_one("#pic").render_lines(pilot.app.query_one("#pic").region)
+        print("CELLS", "".join(seg.text for line in lines for seg in line))
+
+asyncio.run(main())
+"""
+
+
+def test_a_terminal_that_reports_no_size_still_gets_the_picture_in_half_blocks() -> None:
+    """A pseudo-terminal nobody sized says 0x0; textual-image divides by that at import."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    primary, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 0, 0, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _UNSIZED_TERMINAL_SCRIPT],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    os.close(secondary)
+    out = b""
+    while True:  # until the child closes the terminal (it exits)
+        ready, _, _ = select.select([primary], [], [], 120)
+        if not ready:
+            break
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(primary)
+    assert proc.wait(timeout=60) == 0, out.decode(errors="replace")[-2000:]
+    cells = out.decode(errors="replace").split("CELLS", 1)[-1]
+    assert "▀" in cells or "▄" in cells, out.decode(errors="replace")[-2000:]

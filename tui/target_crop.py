@@ -14,25 +14,36 @@ from collections.abc import Callable
 
 from PIL import Image as PILImage
 from PIL import ImageDraw
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Label, Static
 from textual_image.renderable.unicode import Image as UnicodeRenderable
-from textual_image.widget import HalfcellImage
-from textual_image.widget import Image as BestImage
 
 from core.events import TargetCrop
 
+CropImage: Callable[..., Widget] | None
+try:
+    from textual_image.widget import HalfcellImage
+    from textual_image.widget import Image as BestImage
+except ZeroDivisionError:
+    # textual-image divides by the terminal's size in cells when its widgets are imported;
+    # a pseudo-terminal nobody sized reports 0x0 (and every textual-image renderer divides by
+    # it again). The pictures are drawn with :class:`HalfBlocks` then.
+    CropImage = None
+else:
+    # textual-image's choice for a non-terminal is plain characters; half-blocks look better
+    # and draw the same anywhere (the web view included).
+    CropImage = (
+        HalfcellImage if getattr(BestImage, "_Renderable", None) is UnicodeRenderable else BestImage
+    )
+
 OUTLINE = (255, 64, 160)
 """A magenta no page theme uses for its own buttons; visible on light and dark pages."""
-
-# textual-image's choice for a non-terminal is plain characters; half-blocks look better
-# and draw the same anywhere (the web view included).
-CropImage: Callable[..., Widget] = (
-    HalfcellImage if getattr(BestImage, "_Renderable", None) is UnicodeRenderable else BestImage
-)
 
 
 def outlined(crop: TargetCrop) -> PILImage.Image | None:
@@ -47,6 +58,28 @@ def outlined(crop: TargetCrop) -> PILImage.Image | None:
         (x - width, y - width, x + w + width - 1, y + h + width - 1), outline=OUTLINE, width=width
     )
     return image
+
+
+class HalfBlocks:
+    """``image`` scaled to ``columns`` x ``rows`` cells, two pixels a cell (upper half block:
+    the top pixel as its colour, the bottom one as its background)."""
+
+    def __init__(self, image: PILImage.Image, columns: int, rows: int) -> None:
+        self.image = image.convert("RGB").resize((columns, rows * 2))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width, height = self.image.size
+        pixel = self.image.getpixel
+        for y in range(0, height, 2):
+            for x in range(width):
+                top, bottom = pixel((x, y)), pixel((x, y + 1))
+                yield Segment("▀", Style(color=_rgb(top), bgcolor=_rgb(bottom)))
+            yield Segment.line()
+
+
+def _rgb(value: object) -> str:
+    r, g, b = value if isinstance(value, tuple) else (0, 0, 0)
+    return f"rgb({r},{g},{b})"
 
 
 PICTURE_COLUMNS = 42
@@ -70,11 +103,14 @@ def picture(
     id: str | None = None,
 ) -> Widget:
     """``image`` as a widget ``columns`` wide, in the best graphics the terminal has."""
-    widget = CropImage(image, id=id)
-    widget.styles.width = columns
-    widget.styles.height = picture_rows(
-        image.width, image.height, columns=columns, max_rows=max_rows
+    rows = picture_rows(image.width, image.height, columns=columns, max_rows=max_rows)
+    widget: Widget = (
+        CropImage(image, id=id)
+        if CropImage is not None
+        else Static(HalfBlocks(image, columns, rows), id=id)
     )
+    widget.styles.width = columns
+    widget.styles.height = rows
     return widget
 
 

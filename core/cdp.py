@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,10 @@ log = structlog.get_logger("handrail.cdp")
 
 JSON = dict[str, Any]
 EventHandler = Callable[[JSON], None]
+
+TRACE_ENV = "HANDRAIL_CDP_TRACE"
+"""A file to append every command sent to (one JSON line: pid, method); tests use it to
+check what a process never sends (``Target.activateTarget`` in a pooled run)."""
 
 DEFAULT_TIMEOUT = 30.0
 # Full-page screenshots of long pages are tens of megabytes of base64.
@@ -84,6 +89,7 @@ class CDPConnection:
         self._handlers: dict[tuple[str, str | None], list[EventHandler]] = defaultdict(list)
         self._closed_reason: str | None = None
         self._close_handlers: list[Callable[[str], None]] = []
+        self._trace = os.environ.get(TRACE_ENV) or None
         self._reader = asyncio.get_running_loop().create_task(self._read_loop(), name="cdp-reader")
 
     @classmethod
@@ -156,6 +162,8 @@ class CDPConnection:
         message: JSON = {"id": call_id, "method": method, "params": params or {}}
         if session_id is not None:
             message["sessionId"] = session_id
+        if self._trace is not None:
+            self._record(method)
         future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = _Pending(future, method, session_id)
         try:
@@ -171,6 +179,12 @@ class CDPConnection:
             ) from exc
         finally:
             self._pending.pop(call_id, None)
+
+    def _record(self, method: str) -> None:
+        assert self._trace is not None
+        # One short O_APPEND write per line: lines of concurrent processes do not mix.
+        with open(self._trace, "a") as trace:
+            trace.write(json.dumps({"pid": os.getpid(), "method": method}) + "\n")
 
     def on(
         self, method: str, handler: EventHandler, *, session_id: str | None = None

@@ -29,7 +29,7 @@ import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import structlog
 
@@ -84,6 +84,22 @@ class ChromeNotFound(BrowserError):
 
 class TabGone(BrowserError):
     """Our tab was closed or crashed and could not be replaced."""
+
+
+class PopupRefused(BrowserError):
+    """A page opened a tab the run may not have (its pool is full); the tab was closed."""
+
+
+class SlotSource(Protocol):
+    """Where a pooled run's tabs come from (core/pool): it never opens or lists tabs itself."""
+
+    async def new_target(self, browser: Browser) -> str:
+        """A slot's target for another tab of this run; raises BrowserError when none."""
+        ...
+
+    async def take_popup(self, browser: Browser, target_id: str) -> None:
+        """Give a popup a slot, or close it and raise :class:`PopupRefused`."""
+        ...
 
 
 def find_chrome(env: Mapping[str, str] | None = None) -> str:
@@ -264,6 +280,9 @@ class Browser:
         """Async callables run on every tab we attach to (enable domains, install handlers)."""
         self._pending_popups: list[str] = []
         self._closing = False
+        self.slots: SlotSource | None = None
+        """Set for a run in a tab pool: tabs are the pool's slots, never brought to the
+        front, and left open (with their pages) when the run ends."""
 
     # -- construction ------------------------------------------------------------------
 
@@ -373,11 +392,22 @@ class Browser:
     async def new_tab(self, url: str = "about:blank") -> Tab:
         """Open a tab of our own and make it current."""
         await self._ensure_connection()
+        if self.slots is not None:
+            tab = await self.adopt_target(await self.slots.new_target(self))
+            if url != "about:blank":
+                await tab.send("Page.navigate", {"url": url})
+            return tab
         params: JSON = {"url": url}
         if self.kind != "launch":
             params["background"] = False
         created = await self.connection.send("Target.createTarget", params)
         tab = await self._attach(created["targetId"])
+        self.current = tab
+        return tab
+
+    async def adopt_target(self, target_id: str) -> Tab:
+        """Attach to an existing target that is ours (a pool slot) and make it current."""
+        tab = await self._attach(target_id)
         self.current = tab
         return tab
 
@@ -423,8 +453,11 @@ class Browser:
         self.current = tab
 
     async def activate(self, tab: Tab) -> None:
-        """Bring a tab to the front (headed mode) and make it current."""
+        """Bring a tab to the front (headed mode) and make it current. A pooled run only
+        makes it current: its slots stay in the background."""
         self.switch_to(tab)
+        if self.slots is not None:
+            return
         with contextlib.suppress(CDPError):
             await self.connection.send("Target.activateTarget", {"targetId": tab.target_id})
 
@@ -443,6 +476,8 @@ class Browser:
                 target_id = self._pending_popups.pop(0)
                 if target_id in self.tabs or target_id not in self.targets:
                     continue
+                if self.slots is not None:
+                    await self.slots.take_popup(self, target_id)
                 with contextlib.suppress(CDPError):
                     return await self._attach(target_id)
             if asyncio.get_running_loop().time() >= deadline:
@@ -458,7 +493,9 @@ class Browser:
         browser (each close is awaited up to a few seconds).
         """
         self._closing = True
-        if self.kind != "launch":
+        if self.slots is not None:
+            pass  # a pool's slots keep their pages for the person (core/pool)
+        elif self.kind != "launch":
             # Leave the person's browser as it was, minus the tabs we opened.
             for tab in list(self.tabs.values()):
                 if tab.closed:

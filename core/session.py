@@ -41,6 +41,8 @@ from core.model.base import Model, ModelConfigError
 from core.model.spec import DEFAULT_SPEC, build_model, precheck
 from core.page import Page
 from core.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
+from core.pool.pool import PoolRun
+from core.pool.state import PoolError, PoolFull
 from core.round_shots import RoundShots
 from core.secrets import Secrets, SecretsError
 from core.snapshot import follow_frames
@@ -65,6 +67,8 @@ class RunSettings:
     headless: bool = False
     cdp_url: str | None = None
     connect: bool = False
+    pool: str | None = None
+    """``--pool NAME``: claim a slot of that tab pool instead of launching (core/pool)."""
     profile: Path | None = None
     remove_on_exit: tuple[Path, ...] = ()
     """Temporary paths (the demo's profile) removed when the browser stops, however the run
@@ -101,7 +105,14 @@ class RunSettings:
             "approve": self.approve,
             "max_rounds": self.max_rounds,
             "headless": self.headless,
-            "browser": "cdp_url" if self.cdp_url else ("connect" if self.connect else "launch"),
+            "browser": (
+                "pool"
+                if self.pool
+                else "cdp_url"
+                if self.cdp_url
+                else ("connect" if self.connect else "launch")
+            ),
+            "pool": self.pool,
             "cdp_url": self.cdp_url,
             "allow_domains": list(self.allow_domains),
             "network": self.network_mode(),
@@ -161,6 +172,11 @@ def check_settings(settings: RunSettings, env: Mapping[str, str]) -> Secrets:
         )
     if settings.cdp_url and settings.connect:
         raise ConfigError("use either --cdp-url or --connect, not both")
+    if settings.pool and (settings.cdp_url or settings.connect):
+        raise ConfigError(
+            "--pool runs in the pool's own browser: drop --cdp-url/--connect (give them to "
+            "`handrail pool start` instead)"
+        )
     for entry in settings.allow_domains:
         try:
             parse_allow_pattern(entry)
@@ -239,9 +255,33 @@ def _check_secrets_file(path: Path) -> None:
         )
 
 
-async def open_browser(settings: RunSettings) -> Browser:
-    """Launch or connect as the settings say. Raises :class:`ConfigError` on failure."""
+def claim_slot(settings: RunSettings) -> PoolRun | None:
+    """With ``--pool``: claim the run's first slot (the database only; the browser is not
+    touched). Raises :class:`PoolFull` when every slot is running, :class:`ConfigError`
+    when the pool cannot be used."""
+    if not settings.pool:
+        return None
     try:
+        lease = PoolRun(settings.pool, settings.run_id, settings.task)
+    except PoolError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        lease.claim_first()
+    except PoolFull:
+        lease.state.close()
+        raise
+    except PoolError as exc:
+        lease.state.close()
+        raise ConfigError(str(exc)) from exc
+    return lease
+
+
+async def open_browser(settings: RunSettings, lease: PoolRun | None = None) -> Browser:
+    """Launch or connect as the settings say (with ``lease``: attach to its pool slot only).
+    Raises :class:`ConfigError` on failure."""
+    try:
+        if lease is not None:
+            return await lease.open()
         if settings.cdp_url:
             return await Browser.connect(settings.cdp_url)
         if settings.connect:
@@ -270,7 +310,7 @@ PhaseSink = Callable[[str], None]
 
 def browser_is_launched(settings: RunSettings) -> bool:
     """Whether the run launches its own Chrome (rather than attaching to one)."""
-    return not (settings.cdp_url or settings.connect)
+    return not (settings.cdp_url or settings.connect or settings.pool)
 
 
 def launch_early(settings: RunSettings) -> asyncio.Task[Browser] | None:
@@ -321,10 +361,13 @@ async def run_session(
     secrets = check_settings(settings, env) if prepared is None else prepared.secrets
     phase("starting Chrome…" if browser_is_launched(settings) else "checking…")
     early = launch_early(settings) if prepared is None else None
+    lease: PoolRun | None = None
     try:
         if prepared is None:
             model = await ready_model(settings, env, check=True)
             prepared = Prepared(model=model, secrets=secrets)
+        # Before the log is opened: a full pool touches nothing.
+        lease = claim_slot(settings)
         try:
             writer = AuditWriter.create(
                 settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
@@ -335,6 +378,8 @@ async def run_session(
             ) from exc
     except BaseException:
         await _discard(early)
+        if lease is not None:
+            await _end_lease(lease, None)
         raise
     oplog.configure(
         oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
@@ -343,12 +388,22 @@ async def run_session(
     run_dir = writer.path.with_suffix("")
     try:
         if early is None:
-            phase("starting Chrome…" if browser_is_launched(settings) else "attaching…")
-        browser = await (early if early is not None else open_browser(settings))
+            phase(
+                "starting Chrome…"
+                if browser_is_launched(settings)
+                else "claiming a slot…"
+                if lease is not None
+                else "attaching…"
+            )
+        if lease is not None:
+            lease.set_audit_path(writer.path)
+        browser = await (early if early is not None else open_browser(settings, lease))
         await browser.set_downloads_dir(run_dir / "downloads")
     except BaseException:
         writer.close()
         await _discard(early)
+        if lease is not None:
+            await _end_lease(lease, None)
         raise
     if on_browser is not None:
         on_browser(browser)
@@ -407,10 +462,27 @@ async def run_session(
             await badge.clear()
         _flush_audit(recorder)
         writer.close()
+        if lease is not None:
+            # The slots become completed with their pages as the run left them.
+            await _end_lease(lease, browser)
         phase("closing Chrome…" if browser.kind == "launch" else "leaving the browser…")
         with contextlib.suppress(Exception):
             await browser.close()
         phase("closed")
+
+
+async def _end_lease(lease: PoolRun, browser: Browser | None) -> None:
+    """Mark the run's pool slots completed. A failure is said, never swallowed: a slot
+    left ``running`` is freed only once this process has ended."""
+    try:
+        await lease.end(browser)
+    except Exception as exc:
+        log.error("pool.release_failed", pool=lease.name, error=str(exc))
+        print(
+            f"handrail: could not mark this run's slots of pool {lease.name!r} completed: "
+            f"{exc}; they stay running until this process ends",
+            file=sys.stderr,
+        )
 
 
 def _flush_audit(recorder: AuditRecorder) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from tui.pool_cli import add_pool_parser, run_pool
+
 if TYPE_CHECKING:
     from core.policy import ApproveMode
     from core.session import RunSettings
@@ -256,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.add_argument("--base-url", metavar="URL", help="endpoint for an openai: model")
     _add_audit_dir_option(doctor, "check that run logs can be written here")
+    add_pool_parser(sub)
     return parser
 
 
@@ -355,6 +358,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             from tui.serve import run_serve
 
             return run_serve(args, sys.argv[1:] if argv is None else argv)
+        if args.command == "pool":
+            return run_pool(args)
         if args.command == "doctor":
             from tui.doctor import run_doctor
 
@@ -380,6 +385,7 @@ def settings_from_args(args: argparse.Namespace, *, interactive_default: str) ->
         headless=args.headless,
         cdp_url=args.cdp_url,
         connect=args.connect,
+        pool=args.pool,
         profile=args.profile,
         allow_domains=tuple(args.allow_domain),
         network=args.network,
@@ -398,7 +404,9 @@ def _run(args: argparse.Namespace) -> int:
     from tui.launch import NO_DISPLAY, has_display, headless_notice, run_console, run_observatory
 
     # No display: headless, and said so (a launched Chrome would fail with its raw stderr).
-    chosen_headless = not (args.headless or args.cdp_url or args.connect or has_display())
+    chosen_headless = not (
+        args.headless or args.cdp_url or args.connect or args.pool or has_display()
+    )
     if chosen_headless:
         args.headless = True
     if args.no_tui:

@@ -50,6 +50,7 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
         allow_domains=("127.0.0.1",),
         audit_dir=args.audit_dir,
         console_log=bool(args.no_tui),
+        pool=args.pool,
     )
 
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from tui.app import HandrailApp
 
 EXIT_USAGE = 2
+EXIT_POOL_FULL = 4
+"""``--pool``: every slot of the pool is running; nothing was started or touched."""
 EXIT_INTERRUPTED = 130
 
 SettingsFactory = Callable[[], "RunSettings"]
@@ -65,28 +67,31 @@ def run_observatory(
     """
     from tui.app import HandrailApp
 
-    problems: list[str] = []
+    problems: list[tuple[int, str]] = []
 
     async def start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
         # Off the UI thread: importing core.session (and building settings) takes a while.
         settings = await asyncio.to_thread(make_settings)
+        from core.pool.state import PoolFull
         from core.session import ConfigError, run_session
 
         try:
             return await run_session(
                 settings, supervisor=supervisor, sinks=[sink], on_phase=app.show_phase
             )
-        except ConfigError as exc:
+        except (ConfigError, PoolFull) as exc:
             # Not a crash of the run: a setting to change. Leave the screen and say which.
-            problems.append(str(exc))
-            app.exit(EXIT_USAGE)
+            code = EXIT_POOL_FULL if isinstance(exc, PoolFull) else EXIT_USAGE
+            problems.append((code, str(exc)))
+            app.exit(code)
             raise
 
     app = HandrailApp(start, theme=theme, task=task, headless_cause=headless_cause)
     result = app.run()
     if problems:
-        print(f"handrail: {problems[0]}", file=sys.stderr)
-        return EXIT_USAGE
+        failed, problem = problems[0]
+        print(f"handrail: {problem}", file=sys.stderr)
+        return failed
     code = result if result is not None else app.exit_code
     if code is None:
         code = EXIT_INTERRUPTED
@@ -135,6 +140,7 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
 
 def run_console(settings: RunSettings) -> int:
     """Run with the console supervisor; returns the exit code. Never imports textual."""
+    from core.pool.state import PoolFull
     from core.session import ConfigError, run_session
     from core.visible import visible
     from tui.console import ConsoleReporter, ConsoleSupervisor
@@ -152,6 +158,9 @@ def run_console(settings: RunSettings) -> int:
         except ConfigError as exc:
             print(visible(f"handrail: {exc}"), file=sys.stderr)
             return EXIT_USAGE
+        except PoolFull as exc:
+            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            return EXIT_POOL_FULL
         return finished.exit_code
 
     try:

@@ -8,7 +8,7 @@ import contextlib
 import urllib.parse
 from dataclasses import replace
 
-from core.browser import Tab
+from core.browser import PopupRefused, Tab
 from core.cdp import CDPError, CDPTimeout
 from core.page.context import Ctx, Refused
 from core.page.messages import clip, describe_changes, net_error_hint, strip_slash
@@ -230,7 +230,11 @@ async def switch_tab(ctx: Ctx, which: int | str) -> ActionResult:
 async def follow_popup(ctx: Ctx, mark: int) -> Tab | None:
     if ctx.hands.tabs.popups <= mark:
         return None
-    tab = await ctx.hands.browser.adopt_popup(timeout=min(2.0, max(ctx.remaining() - 1, 0.1)))
+    try:
+        tab = await ctx.hands.browser.adopt_popup(timeout=min(2.0, max(ctx.remaining() - 1, 0.1)))
+    except PopupRefused as exc:
+        ctx.notices.append(str(exc))
+        return None
     if tab is None:
         return None
     ctx.hands.tabs.ensure(tab)

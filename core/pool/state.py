@@ -1,0 +1,426 @@
+"""A pool's state: one SQLite database (WAL) per pool, shared by every process that uses it.
+
+Slots are ``idle`` (a blank background tab), ``running`` (a run owns it) or ``completed``
+(its run ended; the page stays as the run left it). Every claim and release is one
+``BEGIN IMMEDIATE`` transaction: SQLite lets one writer in at a time, so two processes
+never claim the same slot. The browser is not touched here (see :mod:`core.pool.pool`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from core.audit.key import data_dir
+from core.pool import owner
+
+SlotState = Literal["idle", "running", "completed"]
+PoolKind = Literal["launch", "cdp_url", "connect"]
+
+DEFAULT_NAME = "default"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+DB_FILE = "pool.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pool (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    source TEXT,
+    browser_pid INTEGER,
+    browser_started INTEGER,
+    profile TEXT,
+    tmp_dir TEXT,
+    context_id TEXT,
+    headless INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS slots (
+    slot INTEGER PRIMARY KEY,
+    target_id TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('idle', 'running', 'completed')),
+    run_id TEXT,
+    task TEXT,
+    pid INTEGER,
+    pid_started INTEGER,
+    claimed_at REAL,
+    finished_at REAL,
+    url TEXT NOT NULL DEFAULT 'about:blank',
+    title TEXT NOT NULL DEFAULT '',
+    audit_path TEXT,
+    origins TEXT NOT NULL DEFAULT '[]',
+    dirty INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+
+class PoolError(Exception):
+    """A pool command cannot be done; the message says what to do instead."""
+
+
+class PoolMissing(PoolError):
+    """No pool of that name has been started."""
+
+
+class PoolFull(PoolError):
+    """Every slot is running: nothing was claimed and nothing was touched (exit code 4)."""
+
+
+def check_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise PoolError(
+            f"pool name {name!r} is not usable: use 1 to 40 letters, digits, '.', '_' or '-'"
+        )
+    return name
+
+
+def pools_dir() -> Path:
+    """Where pools live: ``pools/`` in handrail's data directory (``$HANDRAIL_DATA_DIR``)."""
+    return data_dir() / "pools"
+
+
+def pool_dir(name: str) -> Path:
+    return pools_dir() / check_name(name)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolInfo:
+    """The pool's browser: how to reach it and whether it is ours to stop."""
+
+    name: str
+    kind: PoolKind
+    endpoint: str
+    """The browser's DevTools websocket URL."""
+    source: str | None = None
+    """What the person gave (``--cdp-url``), for messages."""
+    browser_pid: int | None = None
+    browser_started: int | None = None
+    profile: str | None = None
+    tmp_dir: str | None = None
+    context_id: str | None = None
+    """In an adopted browser: the browser context the slots live in (the person's tabs
+    are in another one)."""
+    headless: bool = False
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SlotInfo:
+    """One row of ``pool status``; also what a pool screen polls."""
+
+    slot: int
+    target_id: str
+    state: SlotState
+    run_id: str | None
+    task: str | None
+    pid: int | None
+    claimed_at: float | None
+    finished_at: float | None
+    url: str
+    title: str
+    audit_path: str | None
+    origins: tuple[str, ...] = ()
+    dirty: bool = False
+
+    def public(self) -> dict[str, object]:
+        """The slot as ``pool status --json`` prints it."""
+        return {
+            "slot": self.slot,
+            "state": self.state,
+            "run_id": self.run_id,
+            "task": self.task,
+            "url": self.url,
+            "title": self.title,
+            "pid": self.pid,
+            "claimed_at": self.claimed_at,
+            "finished_at": self.finished_at,
+            "audit_path": self.audit_path,
+            "target_id": self.target_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A slot a run now owns. ``dirty``: it held a completed run's page, which must be
+    wiped (:func:`core.pool.pool.wipe`) before the run uses it."""
+
+    slot: int
+    target_id: str
+    dirty: bool
+    origins: tuple[str, ...]
+
+
+def full_message(slots: Sequence[SlotInfo]) -> str:
+    """``pool full: 12 of 12 slots running (oldest since 10:42, run 7f3a…)``."""
+    running = [s for s in slots if s.state == "running"]
+    oldest = min(running, key=lambda s: s.claimed_at or 0.0, default=None)
+    text = f"pool full: {len(running)} of {len(slots)} slots running"
+    if oldest is not None:
+        since = time.strftime("%H:%M", time.localtime(oldest.claimed_at or 0.0))
+        text += f" (oldest since {since}, run {(oldest.run_id or '?')[:4]}…)"
+    return text
+
+
+class PoolState:
+    """The database of one pool. Open with :meth:`open` or :meth:`create`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        # isolation_level=None: we write BEGIN IMMEDIATE ourselves.
+        self._db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA busy_timeout=30000")
+
+    @classmethod
+    def open(cls, name: str) -> PoolState:
+        """The state of pool ``name``; raises :class:`PoolMissing` if it was never started."""
+        path = pool_dir(name) / DB_FILE
+        if not path.is_file():
+            raise PoolMissing(
+                f"there is no pool named {name!r}; start it with `handrail pool start --name {name}`"
+            )
+        state = cls(path)
+        if state.info_or_none() is None:
+            state.close()
+            raise PoolMissing(
+                f"the pool {name!r} was not started completely; run `handrail pool stop "
+                f"--name {name} --force`, then start it again"
+            )
+        return state
+
+    @classmethod
+    def create(cls, info: PoolInfo, target_ids: Sequence[str]) -> PoolState:
+        """Record a freshly started pool: every slot idle, in ``target_ids`` order."""
+        folder = pool_dir(info.name)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        state = cls(folder / DB_FILE)
+        state._db.executescript(_SCHEMA)
+        with state._write() as db:
+            db.execute("DELETE FROM pool")
+            db.execute("DELETE FROM slots")
+            db.execute(
+                "INSERT INTO pool (id, name, kind, endpoint, source, browser_pid, "
+                "browser_started, profile, tmp_dir, context_id, headless, created_at) "
+                "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    info.name,
+                    info.kind,
+                    info.endpoint,
+                    info.source,
+                    info.browser_pid,
+                    info.browser_started,
+                    info.profile,
+                    info.tmp_dir,
+                    info.context_id,
+                    int(info.headless),
+                    info.created_at or time.time(),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO slots (slot, target_id, state) VALUES (?, ?, 'idle')",
+                [(n, target) for n, target in enumerate(target_ids, start=1)],
+            )
+        return state
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``): other writers wait."""
+        db = self._db
+        if db.in_transaction:
+            raise RuntimeError("pool state transactions do not nest")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    # -- reading ---------------------------------------------------------------------
+
+    def info_or_none(self) -> PoolInfo | None:
+        try:
+            row = self._db.execute("SELECT * FROM pool WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        if row is None:
+            return None
+        return PoolInfo(
+            name=row["name"],
+            kind=row["kind"],
+            endpoint=row["endpoint"],
+            source=row["source"],
+            browser_pid=row["browser_pid"],
+            browser_started=row["browser_started"],
+            profile=row["profile"],
+            tmp_dir=row["tmp_dir"],
+            context_id=row["context_id"],
+            headless=bool(row["headless"]),
+            created_at=row["created_at"],
+        )
+
+    def info(self) -> PoolInfo:
+        info = self.info_or_none()
+        if info is None:
+            raise PoolMissing(f"the pool database {self.path} is empty")
+        return info
+
+    def slots(self) -> list[SlotInfo]:
+        """Every slot, by number, after marking the slots of dead owners completed."""
+        self.reap()
+        return self._read_slots(self._db)
+
+    @staticmethod
+    def _read_slots(db: sqlite3.Connection) -> list[SlotInfo]:
+        rows = db.execute("SELECT * FROM slots ORDER BY slot").fetchall()
+        return [
+            SlotInfo(
+                slot=row["slot"],
+                target_id=row["target_id"],
+                state=row["state"],
+                run_id=row["run_id"],
+                task=row["task"],
+                pid=row["pid"],
+                claimed_at=row["claimed_at"],
+                finished_at=row["finished_at"],
+                url=row["url"],
+                title=row["title"],
+                audit_path=row["audit_path"],
+                origins=tuple(json.loads(row["origins"] or "[]")),
+                dirty=bool(row["dirty"]),
+            )
+            for row in rows
+        ]
+
+    # -- writing ---------------------------------------------------------------------
+
+    def reap(self) -> list[int]:
+        """Mark ``completed`` every running slot whose owner process has ended (its page is
+        kept). Returns the slot numbers."""
+        with self._write() as db:
+            return self._reap(db)
+
+    @staticmethod
+    def _reap(db: sqlite3.Connection) -> list[int]:
+        rows = db.execute(
+            "SELECT slot, pid, pid_started FROM slots WHERE state = 'running'"
+        ).fetchall()
+        dead = [r["slot"] for r in rows if not owner.alive(r["pid"], r["pid_started"])]
+        now = time.time()
+        db.executemany(
+            "UPDATE slots SET state = 'completed', finished_at = ? WHERE slot = ?",
+            [(now, slot) for slot in dead],
+        )
+        return dead
+
+    def claim(
+        self,
+        run_id: str,
+        *,
+        task: str = "",
+        audit_path: str | None = None,
+        pid: int | None = None,
+        pid_started: int | None = None,
+    ) -> Claim:
+        """Give run ``run_id`` a slot: an idle one first (lowest number), else the oldest
+        completed one whose owner has ended; never a running one. Raises :class:`PoolFull`
+        (and changes nothing) when every slot is running."""
+        if pid is None:
+            pid, pid_started = owner.me()
+        with self._write() as db:
+            self._reap(db)
+            row = db.execute(
+                "SELECT * FROM slots WHERE state = 'idle' ORDER BY slot LIMIT 1"
+            ).fetchone()
+            if row is None:
+                completed = db.execute(
+                    "SELECT * FROM slots WHERE state = 'completed' ORDER BY finished_at, slot"
+                ).fetchall()
+                # A completed slot whose owner still lives (it ended one of its runs, or
+                # holds other slots) is never reused under it.
+                row = next(
+                    (r for r in completed if not owner.alive(r["pid"], r["pid_started"])), None
+                )
+            if row is None:
+                raise PoolFull(full_message(self._read_slots(db)))
+            dirty = row["state"] == "completed" or bool(row["dirty"])
+            db.execute(
+                "UPDATE slots SET state = 'running', run_id = ?, task = ?, pid = ?, "
+                "pid_started = ?, claimed_at = ?, finished_at = NULL, audit_path = ?, "
+                "dirty = ? WHERE slot = ?",
+                (run_id, task, pid, pid_started, time.time(), audit_path, int(dirty), row["slot"]),
+            )
+            return Claim(
+                slot=row["slot"],
+                target_id=row["target_id"],
+                dirty=dirty,
+                origins=tuple(json.loads(row["origins"] or "[]")),
+            )
+
+    def wiped(self, slot: int, target_id: str) -> None:
+        """Slot ``slot`` was wiped (now ``target_id``, blank): no old origins remain."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE slots SET target_id = ?, dirty = 0, origins = '[]', "
+                "url = 'about:blank', title = '' WHERE slot = ?",
+                (target_id, slot),
+            )
+
+    def set_target(self, slot: int, target_id: str) -> None:
+        """The slot's tab is now ``target_id`` (a popup took its place, or it was re-opened)."""
+        with self._write() as db:
+            db.execute("UPDATE slots SET target_id = ? WHERE slot = ?", (target_id, slot))
+
+    def set_audit_path(self, run_id: str, audit_path: str) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE slots SET audit_path = ? WHERE run_id = ? AND state = 'running'",
+                (audit_path, run_id),
+            )
+
+    def note_page(self, slot: int, url: str, title: str, origins: Sequence[str]) -> None:
+        """Record where the slot's page is, and the sites it visited (wiped on reclaim)."""
+        with self._write() as db:
+            row = db.execute("SELECT origins FROM slots WHERE slot = ?", (slot,)).fetchone()
+            known = list(json.loads(row["origins"] or "[]")) if row else []
+            known += [o for o in origins if o not in known]
+            db.execute(
+                "UPDATE slots SET url = ?, title = ?, origins = ? WHERE slot = ?",
+                (url, title, json.dumps(known), slot),
+            )
+
+    def finish(self, run_id: str) -> list[int]:
+        """Run ``run_id`` ended: its running slots become ``completed``, pages kept."""
+        with self._write() as db:
+            rows = db.execute(
+                "SELECT slot FROM slots WHERE run_id = ? AND state = 'running'", (run_id,)
+            ).fetchall()
+            db.execute(
+                "UPDATE slots SET state = 'completed', finished_at = ? "
+                "WHERE run_id = ? AND state = 'running'",
+                (time.time(), run_id),
+            )
+            return [r["slot"] for r in rows]
+
+    def clear(self, slot: int, target_id: str) -> None:
+        """Slot ``slot`` was wiped by the person: idle again, with tab ``target_id``."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE slots SET state = 'idle', target_id = ?, run_id = NULL, task = NULL, "
+                "pid = NULL, pid_started = NULL, claimed_at = NULL, finished_at = NULL, "
+                "url = 'about:blank', title = '', audit_path = NULL, origins = '[]', dirty = 0 "
+                "WHERE slot = ?",
+                (target_id, slot),
+            )

@@ -1,0 +1,161 @@
+"""``handrail pool ...`` and the ``--pool [NAME]`` option of ``run`` and ``demo``.
+
+Kept apart from tui/cli.py, which only calls :func:`add_pool_parser` and
+:func:`run_pool`. Nothing here imports core.pool until a pool command runs (``--help``
+stays fast).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.pool.state import SlotInfo
+
+EXIT_USAGE = 2
+DEFAULT_NAME = "default"  # core.pool.state.DEFAULT_NAME, without importing it for --help
+
+
+def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``pool`` command, and ``--pool [NAME]`` on ``run`` and ``demo``."""
+    for command in ("run", "demo"):
+        sub.choices[command].add_argument(
+            "--pool",
+            nargs="?",
+            const=DEFAULT_NAME,
+            default=None,
+            metavar="NAME",
+            help="claim a slot of a tab pool (`handrail pool start`) instead of launching "
+            "Chrome; exit code 4 when every slot is running (default pool: default)",
+        )
+    pool = sub.add_parser(
+        "pool",
+        help="a dedicated browser with N background tabs that runs claim",
+        description=(
+            "A tab pool: one dedicated browser with N pre-made background tabs (slots), "
+            "each idle, running or completed. Runs claim a slot with `handrail run --pool`; "
+            "a finished run's page stays for you to look at or take over."
+        ),
+    )
+    actions = pool.add_subparsers(dest="pool_command", metavar="ACTION", required=True)
+
+    start = actions.add_parser("start", help="start (or adopt) the pool's browser and its slots")
+    start.add_argument("--slots", type=int, default=12, metavar="N", help="slots (default: 12)")
+    start.add_argument(
+        "--profile", type=Path, metavar="DIR", help="profile folder (default: the pool's own)"
+    )
+    start.add_argument("--headless", action="store_true", help="no browser window")
+    start.add_argument(
+        "--cdp-url", metavar="URL", help="adopt a running browser instead of launching one"
+    )
+    start.add_argument(
+        "--connect",
+        action="store_true",
+        help="adopt your own Chrome: the slots get a window (and browser context) of their own",
+    )
+
+    status = actions.add_parser("status", help="the slots: state, run, task, URL, age")
+    status.add_argument("--json", action="store_true", help='print {"slots": [...]} for scripts')
+
+    show = actions.add_parser(
+        "show", help="bring the browser and a slot's tab to the front (only this command does)"
+    )
+    show.add_argument("slot", type=int, help="slot number (see pool status)")
+
+    clear = actions.add_parser("clear", help="close and wipe slots, back to idle")
+    which = clear.add_mutually_exclusive_group(required=True)
+    which.add_argument("slot", type=int, nargs="?", help="slot number")
+    which.add_argument("--completed", action="store_true", help="every completed slot")
+
+    stop = actions.add_parser("stop", help="stop the pool's browser (refused while a slot runs)")
+    stop.add_argument("--force", action="store_true", help="stop even while slots are running")
+
+    for action in (start, status, show, clear, stop):
+        action.add_argument(
+            "--name", default=DEFAULT_NAME, help=f"which pool (default: {DEFAULT_NAME})"
+        )
+
+
+def run_pool(args: argparse.Namespace) -> int:
+    """Run one ``pool`` action; returns the exit code (2 with a message when refused)."""
+    from core.browser import BrowserError
+    from core.pool.state import PoolError
+
+    try:
+        return asyncio.run(_act(args))
+    except (PoolError, BrowserError) as exc:
+        print(f"handrail pool {args.pool_command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+async def _act(args: argparse.Namespace) -> int:
+    from core.pool import pool
+    from core.pool.state import check_name
+
+    name = check_name(args.name)
+    command = args.pool_command
+    if command == "start":
+        if args.cdp_url and args.connect:
+            print("handrail pool start: use either --cdp-url or --connect", file=sys.stderr)
+            return EXIT_USAGE
+        info = await pool.start(
+            name,
+            slots=args.slots,
+            profile=args.profile,
+            headless=args.headless,
+            cdp_url=args.cdp_url,
+            connect=args.connect,
+        )
+        print(f"pool {info.name}: {args.slots} slots at {info.endpoint}")
+        return 0
+    if command == "status":
+        current = pool.status(name)
+        if args.json:
+            print(json.dumps(current.public(), indent=2))
+        else:
+            print(status_table(name, current.info.endpoint, current.browser_alive, current.slots))
+        return 0
+    if command == "show":
+        shown = await pool.show(name, args.slot)
+        print(f"slot {shown.slot}: {shown.url}")
+        return 0
+    if command == "clear":
+        cleared = await pool.clear(name, None if args.completed else [args.slot])
+        print(f"cleared slot(s) {', '.join(map(str, cleared))}" if cleared else "no completed slot")
+        return 0
+    if command == "stop":
+        info = await pool.stop(name, force=args.force)
+        what = "browser stopped" if info.kind == "launch" else "slots closed"
+        print(f"pool {name}: {what}")
+        return 0
+    raise AssertionError(command)
+
+
+def status_table(
+    name: str, endpoint: str, alive: bool, slots: tuple[SlotInfo, ...], now: float | None = None
+) -> str:
+    """``pool status``: one line per slot (state, run, task, URL, age)."""
+    now = time.time() if now is None else now
+    head = f"pool {name} at {endpoint}" + ("" if alive else " (browser not running)")
+    lines = [head, f"{'slot':>4}  {'state':<9}  {'run':<12}  {'age':>6}  task / url"]
+    for s in slots:
+        since = s.claimed_at if s.state == "running" else s.finished_at
+        age = _age(now - since) if since else ""
+        task = (s.task or "").replace("\n", " ")[:40]
+        where = f"{task} — {s.url}" if task else s.url
+        lines.append(f"{s.slot:>4}  {s.state:<9}  {(s.run_id or '')[:12]:<12}  {age:>6}  {where}")
+    return "\n".join(lines)
+
+
+def _age(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"

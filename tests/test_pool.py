@@ -383,3 +383,46 @@ async def open_tab(endpoint: str, url: str) -> str:
     finally:
         await conn.close()
     return str(first)
+
+
+# -- the person's commands -----------------------------------------------------------------
+
+
+def test_pool_stop_refuses_while_a_slot_is_running(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start(name, 3)
+    state = PoolState.open(name)
+    try:
+        state.claim("busy-run", task="working")  # owned by this live process
+    finally:
+        state.close()
+    capsys.readouterr()
+    assert dispatch(["pool", "stop", "--name", name]) == 2
+    err = capsys.readouterr().err
+    assert "slot(s) of pool" in err and "busy-run" in err and "--force" in err
+    status = pool.status(name)
+    assert status.browser_alive
+    assert [s.state for s in status.slots] == ["running", "idle", "idle"]
+
+
+def test_pool_clear_completed_gives_back_blank_idle_slots_and_spares_running_ones(
+    name: str, site: FixtureSite
+) -> None:
+    start(name, 3)
+    endpoint = pool.status(name).info.endpoint
+    state = PoolState.open(name)
+    try:
+        running = state.claim("busy-run")
+        done = state.claim("done-run", pid=dead_pid()[0], pid_started=1)
+        asyncio.run(load(endpoint, done.target_id, site.url("/pool/trace.html")))
+        state.finish("done-run")
+    finally:
+        state.close()
+    assert dispatch(["pool", "clear", "--completed", "--name", name]) == 0
+    slots = {s.slot: s for s in pool.status(name).slots}
+    assert slots[done.slot].state == "idle" and slots[done.slot].run_id is None
+    assert slots[running.slot].state == "running"
+    pages = {p["targetId"]: p["url"] for p in asyncio.run(page_targets(endpoint))}
+    assert pages[slots[done.slot].target_id] == "about:blank"
+    assert len(pages) == 3

@@ -106,7 +106,7 @@ async def start(
     folder = pool_dir(name)
     with contextlib.suppress(PoolMissing):
         existing = status(name)
-        if existing.browser_alive and existing.info.kind == "launch":
+        if existing.browser_alive:
             raise PoolError(
                 f"the pool {name!r} is already running at {existing.info.endpoint}; "
                 f"`handrail pool stop --name {name}` first, or pick another --name"
@@ -505,7 +505,6 @@ class PoolRun:
         else:
             old = claim.target_id
         await close_target(browser.connection, old)
-        self.state.set_target(claim.slot, target_id)
         self.state.wiped(claim.slot, target_id)
         self.slot_of[target_id] = claim.slot
 

@@ -378,11 +378,6 @@ class PoolState:
                 (target_id, slot),
             )
 
-    def set_target(self, slot: int, target_id: str) -> None:
-        """The slot's tab is now ``target_id`` (a popup took its place, or it was re-opened)."""
-        with self._write() as db:
-            db.execute("UPDATE slots SET target_id = ? WHERE slot = ?", (target_id, slot))
-
     def set_audit_path(self, run_id: str, audit_path: str) -> None:
         with self._write() as db:
             db.execute(

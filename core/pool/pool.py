@@ -236,7 +236,7 @@ async def wipe(
                 await committed
         finally:
             committed.cancel()
-        await session.send("Page.resetNavigationHistory")
+        await _reset_history(session)
         # Another site's sessionStorage in this tab is out of CDP's reach: a new tab then.
         clean = visited <= {here} and await _is_blank(session)
     except (CDPError, TimeoutError) as exc:
@@ -249,6 +249,22 @@ async def wipe(
     # It would not come clean: a fresh tab holds nothing for certain.
     await close_target(conn, target_id)
     return await new_slot_target(conn, context_id)
+
+
+async def _reset_history(session: CDPSession) -> None:
+    """``Page.resetNavigationHistory``, once the tab's new document is the active one (a
+    moment after about:blank commits, the page may still be swapping processes)."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            await session.send("Page.resetNavigationHistory")
+            return
+        except CDPError:
+            # Chrome answers "not attached to an active page" until then; any other error
+            # repeats past the deadline and is raised.
+            if time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.05)
 
 
 _BLANK_CHECK = (
@@ -323,7 +339,7 @@ async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
         try:
             for s in chosen:
                 origins = {*s.origins, *filter(None, [origin_of(s.url)])}
-                await wipe(
+                wiped = await wipe(
                     conn,
                     s.target_id,
                     origins=sorted(origins),
@@ -331,7 +347,7 @@ async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
                     context_id=info.context_id,
                 )
                 # "Closes" the slot: a new tab holds no history, DOM or sessionStorage.
-                await close_target(conn, s.target_id)
+                await close_target(conn, wiped)
                 state.clear(s.slot, await new_slot_target(conn, info.context_id))
         finally:
             await conn.close()

@@ -21,10 +21,10 @@ import pytest
 
 from core.browser import Browser
 from core.cdp import TRACE_ENV, CDPConnection
-from core.pool import pool
+from core.pool import owner, pool
 from core.pool.browser import kill_group, launch_detached
 from core.pool.pool import PoolRun
-from core.pool.state import PoolState
+from core.pool.state import PoolInfo, PoolState
 from tests.site_server import FixtureSite
 from tui.cli import dispatch
 
@@ -426,3 +426,39 @@ def test_pool_clear_completed_gives_back_blank_idle_slots_and_spares_running_one
     pages = {p["targetId"]: p["url"] for p in asyncio.run(page_targets(endpoint))}
     assert pages[slots[done.slot].target_id] == "about:blank"
     assert len(pages) == 3
+
+
+def test_a_tab_the_page_opens_in_a_full_pool_is_closed_and_the_model_is_told(
+    name: str, tmp_path: Path, site: FixtureSite
+) -> None:
+    start(name, 2)
+    state = PoolState.open(name)
+    try:
+        other = state.claim("other-run", task="busy")  # the only other slot: running
+    finally:
+        state.close()
+    model = plan(tmp_path, {"tool": "click", "target": "Open the price list"}, FINISH)
+    args = run_args(name, model, tmp_path / "logs", "--start-url", site.url("/pool/opens_tab.html"))
+    assert dispatch(args) == 0
+    logged = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.jsonl"))
+    assert "which was closed at once: pool full: 2 of 2 slots running" in logged
+    status = pool.status(name)
+    assert len(asyncio.run(page_targets(status.info.endpoint))) == 2
+    slots = {s.slot: s for s in status.slots}
+    assert slots[other.slot].state == "running" and slots[other.slot].run_id == "other-run"
+
+
+def test_a_recycled_pid_is_not_taken_for_the_slots_owner(name: str) -> None:
+    """The owner's pid now names another process (this one, started at another time): the
+    owner has ended, so its slot is completed, not running forever."""
+    info = PoolInfo(name=name, kind="cdp_url", endpoint="ws://127.0.0.1:9/none")
+    state = PoolState.create(info, ["T1", "T2"])
+    try:
+        pid, started = owner.me()
+        state.claim("gone-run", pid=pid, pid_started=started + 1)
+        state.claim("live-run", pid=pid, pid_started=started)
+        by_run = {s.run_id: s.state for s in state.slots()}
+    finally:
+        state.close()
+        (pool.pool_dir(name) / "pool.sqlite3").unlink()
+    assert by_run == {"gone-run": "completed", "live-run": "running"}

@@ -462,3 +462,18 @@ def test_a_recycled_pid_is_not_taken_for_the_slots_owner(name: str) -> None:
         state.close()
         (pool.pool_dir(name) / "pool.sqlite3").unlink()
     assert by_run == {"gone-run": "completed", "live-run": "running"}
+
+
+def test_a_process_reclaims_the_slot_of_its_own_finished_run(name: str) -> None:
+    """A fleet runs many runs in one process: a run that ended frees its slot for the next,
+    though its process lives on."""
+    info = PoolInfo(name=name, kind="cdp_url", endpoint="ws://127.0.0.1:9/none")
+    state = PoolState.create(info, ["T1"])
+    try:
+        first = state.claim("first-run")
+        state.finish("first-run")
+        second = state.claim("second-run")
+        assert (second.slot, second.dirty) == (first.slot, True)
+    finally:
+        state.close()
+        (pool.pool_dir(name) / "pool.sqlite3").unlink()

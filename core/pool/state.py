@@ -345,14 +345,13 @@ class PoolState:
                 "SELECT * FROM slots WHERE state = 'idle' ORDER BY slot LIMIT 1"
             ).fetchone()
             if row is None:
-                completed = db.execute(
-                    "SELECT * FROM slots WHERE state = 'completed' ORDER BY finished_at, slot"
-                ).fetchall()
-                # A completed slot whose owner still lives (it ended one of its runs, or
-                # holds other slots) is never reused under it.
-                row = next(
-                    (r for r in completed if not owner.alive(r["pid"], r["pid_started"])), None
-                )
+                # A slot is completed only once its run has ended (all of the run's slots
+                # at once, or its process died): the owner of every completed slot has
+                # ended, even when its process lives on to run others (a fleet).
+                row = db.execute(
+                    "SELECT * FROM slots WHERE state = 'completed' ORDER BY finished_at, slot "
+                    "LIMIT 1"
+                ).fetchone()
             if row is None:
                 raise PoolFull(full_message(self._read_slots(db)))
             dirty = row["state"] == "completed" or bool(row["dirty"])

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -209,12 +209,13 @@ def _chrome_group(parent: int) -> int | None:
     return None
 
 
-def _until(predicate: object, timeout: float, what: str) -> None:
-    """Poll ``predicate`` (a callable) until true; fail naming ``what`` after ``timeout`` s."""
+def _until(predicate: object, timeout: float, what: str | Callable[[], str]) -> None:
+    """Poll ``predicate`` (a callable) until true; fail naming ``what`` after ``timeout`` s
+    (a callable ``what`` is asked only then: what it lists may be going meanwhile)."""
     deadline = time.monotonic() + timeout
     while not predicate():  # type: ignore[operator]
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         time.sleep(0.05)
 
 
@@ -277,11 +278,11 @@ def test_the_browser_and_its_temporary_files_go_when_handrail_is_killed(
         assert list(own_tmp.iterdir()), "the demo's temporary profile should exist while it runs"
         proc.send_signal(sig)
         proc.wait(timeout=60)
-        _until(lambda: not group_alive(group), 10, "the browser to exit")
+        _until(lambda: not group_alive(group), 60, "the browser to exit")
         _until(
             lambda: not list(own_tmp.iterdir()),
-            10,
-            f"the temporary files to go: {list(own_tmp.rglob('*'))[:5]}",
+            60,
+            lambda: f"the temporary files to go: {list(own_tmp.rglob('*'))[:5]}",
         )
     finally:
         if proc.poll() is None:

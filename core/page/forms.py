@@ -12,9 +12,10 @@ from core.keys import MOVING_KEYS, key_events, parse_keys
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect
 from core.page.keyboard import enter_text, send_keys
-from core.page.messages import element_label, not_actionable, readback
+from core.page.messages import clip, element_label, not_actionable, readback
 from core.page.mouse import click_element
-from core.page.settle import TYPE_QUIET, compare, probe, settle
+from core.page.settle import TYPE_QUIET, Probe, compare, probe, settle
+from core.page.tabs import Marks
 from core.result import ActionResult
 from core.world import WorldError, element_handle
 
@@ -59,12 +60,19 @@ async def type_text(
     _refuse_if_sensitive(ctx, label, await js(ctx, "sensitivity", index), secret)
     sensitive = bool(info.get("sensitive"))
     kind = str(info.get("kind"))
+    # A date, time, colour or range input takes what its picker would set, not keys.
+    native = await js(ctx, "nativeInput", index, text, False)
+    if native.get("native") and not native.get("ok"):
+        _refuse_native(label, text, native)
     marks = watch.marks()
     if not info.get("focused"):
-        prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
-        if not prep.get("ok"):
-            raise Refused(*not_actionable("type", label, prep), code="not_actionable")
-        await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
+        if not native.get("native"):
+            # Focus as a person would. A picker field is focused without a click: a click
+            # moves a range's thumb or opens a colour chooser.
+            prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
+            if not prep.get("ok"):
+                raise Refused(*not_actionable("type", label, prep), code="not_actionable")
+            await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
         if not await js(ctx, "focusField", index):
             raise Refused(
                 f"type was not done: {label} did not take the keyboard focus when clicked "
@@ -80,6 +88,14 @@ async def type_text(
         _refuse_if_sensitive(ctx, label, verdict, secret)
     sensitive = sensitive or bool(verdict)
     ctx.mark_dispatched()
+    # The field as it is now decides (its type may have changed since the digest, or on
+    # focus): a picker field gets its value set, anything else gets the keys.
+    native = await js(ctx, "nativeInput", index, text, True)
+    if native.get("native"):
+        await js(ctx, "keysDone")
+        if not native.get("ok"):
+            _refuse_native(label, text, native)
+        return await _finish_native(ctx, index, label, text, native, before, marks, submit)
     previous = str(info.get("value") or "")
     if clear:
         current = await js(ctx, "selectAll", index)
@@ -114,6 +130,58 @@ async def type_text(
     changes = compare(before, after)
     if not text:
         report = f"cleared {label}" if clear else f"typed nothing into {label}"
+    message = report + (" and pressed Enter" if submit else "")
+    if note:
+        message += f". Note: {note}"
+    return ActionResult.success(message, changes)
+
+
+def _refuse_native(label: str, text: str, native: dict[str, Any]) -> None:
+    raise Refused(
+        f"type was not done: {label} is a {native.get('type')} field and {native.get('reason')}. "
+        f"It takes {native.get('formats')}",
+        error=f"not a {native.get('noun')} the field takes: {text!r}",
+        code="bad_parameters",
+    )
+
+
+async def _finish_native(
+    ctx: Ctx,
+    index: int,
+    label: str,
+    text: str,
+    native: dict[str, Any],
+    before: Probe | None,
+    marks: Marks,
+    submit: bool,
+) -> ActionResult:
+    """Report what a picker field holds after its value was set (before Enter, if any)."""
+    value = str(native.get("value") or "")
+    holds = str(native.get("holds") or "")
+    read = (
+        f" (read {clip(text, 80)!r} as that {native.get('noun')})" if text.strip() != value else ""
+    )
+    if holds == value:
+        report = (
+            f"set {label} as its picker would: it now holds {value}{read}"
+            if value
+            else f"cleared {label}"
+        )
+    elif holds:
+        report = (
+            f"set {label} to {value} as its picker would{read}, but it holds {holds} now: "
+            "the page changed or rejected it"
+        )
+    else:
+        report = (
+            f"set {label} to {value} as its picker would{read}, but the field is empty now: "
+            "the page rejected the value"
+        )
+    if submit:
+        await send_keys(ctx, key_events(parse_keys("Enter"), mac=ctx.hands.options.mac))
+    ctx.dispatched_at = time.monotonic()
+    note = await settle(ctx, marks)
+    changes = compare(before, await probe(ctx))
     message = report + (" and pressed Enter" if submit else "")
     if note:
         message += f". Note: {note}"

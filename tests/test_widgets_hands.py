@@ -177,3 +177,51 @@ async def test_a_date_input_that_becomes_text_on_focus_is_typed_as_text(
     snap = await open_page(page, site, "/widgets/hands/native-shifty.html")
     await fill(page, snap, {"Return": "9 September 2010"})
     assert (await submit(page, snap, site, "Send"))["return"] == "9 September 2010"
+
+
+# --- settling waits for the motion a click started -----------------------------------------
+
+OPENED = "Islands and remote areas take two days more."
+
+
+@pytest.mark.parametrize(
+    ("path", "header", "last_line"),
+    [
+        (
+            "collapsible.html?open=600",
+            "Shipping details",
+            "Returns are free within 30 days of delivery.",
+        ),
+        ("jquery-accordion.html?duration=600", "When will my order arrive?", OPENED),
+    ],
+)
+async def test_a_section_is_read_fully_open_right_after_the_click(
+    page: Page, site: FixtureSite, path: str, header: str, last_line: str
+) -> None:
+    snap = await open_page(page, site, f"/widgets/hands/{path}")
+    assert last_line not in snap.text
+    result = await page.click(index_of(snap, header))
+    assert result.ok and "still running" not in result.message, result.message
+    after, _ = await page.observe()
+    assert last_line in after.text, after.text
+
+
+async def test_an_animation_longer_than_the_wait_is_cut_and_the_result_says_so(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/hands/collapsible.html?open=4000")
+    result = await page.click(index_of(snap, "Shipping details"))
+    assert result.ok, result.message
+    assert "was still running after 1 s" in result.message and "id=panel" in result.message
+
+
+@pytest.mark.parametrize("noise", ["css-spinner", "js-spinner", "long-transition"])
+async def test_motion_the_click_did_not_start_is_not_waited_for(
+    page: Page, site: FixtureSite, noise: str
+) -> None:
+    # Waiting for any of these would run into the bound, and the result would say so.
+    snap = await open_page(page, site, f"/widgets/hands/collapsible.html?open=100&noise={noise}")
+    result = await page.click(index_of(snap, "Shipping details"))
+    assert result.ok and "still running" not in result.message, result.message
+    after, _ = await page.observe()
+    assert "Returns are free within 30 days of delivery." in after.text

@@ -14,7 +14,7 @@ from core.page.expect import TargetExpectation, check_expect
 from core.page.keyboard import enter_text, send_keys
 from core.page.messages import clip, element_label, not_actionable, readback
 from core.page.mouse import click_element
-from core.page.settle import TYPE_QUIET, Probe, compare, probe, settle
+from core.page.settle import TYPE_QUIET, Probe, compare, probe, settle, watch_motion
 from core.page.tabs import Marks
 from core.result import ActionResult
 from core.world import WorldError, element_handle
@@ -65,6 +65,7 @@ async def type_text(
     if native.get("native") and not native.get("ok"):
         _refuse_native(label, text, native)
     marks = watch.marks()
+    await watch_motion(ctx)
     if not info.get("focused"):
         if not native.get("native"):
             # Focus as a person would. A picker field is focused without a click: a click
@@ -198,6 +199,7 @@ async def press_key(ctx: Ctx, spec: str) -> ActionResult:
         verdict = await js(ctx, "focusedSensitivity")
         _refuse_if_sensitive(ctx, f"the focused {focus_before}", verdict, secret=False)
     marks = watch.marks()
+    await watch_motion(ctx)
     await send_keys(ctx, key_events(combo, mac=ctx.hands.options.mac))
     note = await settle(ctx, marks)
     after = await probe(ctx)
@@ -227,6 +229,7 @@ async def select_option(
     await check_expect(ctx, index, expect, before)
     label = element_label(index, await js(ctx, "target", index))
     marks = watch.marks()
+    await watch_motion(ctx)
     ctx.mark_dispatched()
     res = await js(ctx, "selectOption", index, option)
     if not res.get("ok"):

@@ -1207,5 +1207,119 @@
 
   api.nativeInput = (index, text, apply) => nativeInput(element(index), text, apply);
 
+
+  // --- motion an input started ------------------------------------------------------------
+  //
+  // After an input the settle also waits, bounded, for the motion the input started, so a
+  // section that opens is read open: CSS transitions and animations and Web Animations
+  // (document.getAnimations(): finite ones whose start is not before the input), and motion
+  // a script draws by writing inline styles frame after frame (a jQuery animate). The latter
+  // is seen by a style observer armed before the input (watchMotion); an element that was
+  // already being restyled then (a script-drawn spinner) is not waited for, and when the
+  // observer saw fewer than two frames before the input, script motion is not judged at all.
+
+  const MOTION_RECENT_MS = 200;
+  const MOTION_ELEMENTS = 2000;
+  const motion = { observer: null, frames: 0, framesAtInput: 0, inputAt: null, last: new Map(), before: new Set() };
+
+  for (const type of ["pointerdown", "keydown", "input", "change"]) {
+    window.addEventListener(type, () => {
+      if (motion.observer && motion.inputAt === null) {
+        motion.inputAt = performance.now();
+        motion.framesAtInput = motion.frames;
+      }
+    }, true);
+  }
+
+  function watchMotion() {
+    stopMotionWatch();
+    motion.frames = 0;
+    motion.inputAt = null;
+    motion.observer = new MutationObserver((records) => {
+      const now = performance.now();
+      for (const record of records) {
+        const el = record.target;
+        if (!motion.last.has(el) && motion.last.size >= MOTION_ELEMENTS) continue;
+        if (motion.inputAt === null) motion.before.add(el);
+        motion.last.set(el, now);
+      }
+    });
+    motion.observer.observe(document, { attributes: true, attributeFilter: ["style"], subtree: true });
+    const observer = motion.observer;
+    const count = () => {
+      // Two frames are all the judgement needs; no frame is asked for after them.
+      if (motion.observer !== observer || motion.inputAt !== null || motion.frames >= 2) return;
+      motion.frames += 1;
+      requestAnimationFrame(count);
+    };
+    requestAnimationFrame(count);
+  }
+
+  function stopMotionWatch() {
+    if (motion.observer) motion.observer.disconnect();
+    motion.observer = null;
+    motion.last = new Map();
+    motion.before = new Set();
+  }
+
+  // Finite animations of the document's timeline that started at or after `since`.
+  function animationsSince(since) {
+    if (typeof document.getAnimations !== "function") return [];
+    return document.getAnimations().filter((a) => {
+      if (a.timeline !== document.timeline) return false; // scroll-driven: moves with scrolling
+      if (a.playState !== "running" && !a.pending) return false;
+      const timing = a.effect ? a.effect.getComputedTiming() : null;
+      if (!timing || !Number.isFinite(timing.endTime)) return false; // a spinner: never ends
+      return a.startTime === null || a.startTime >= since - 1;
+    });
+  }
+
+  // Elements a script restyled after the input (and not before it), since `recent`.
+  function scriptMovers(recent) {
+    if (motion.inputAt === null || motion.framesAtInput < 2) return [];
+    const out = [];
+    for (const [el, at] of motion.last) {
+      if (at >= recent && at >= motion.inputAt && !motion.before.has(el)) out.push(el);
+    }
+    return out;
+  }
+
+  async function settleMotion(boundMs) {
+    const since = motion.inputAt !== null ? motion.inputAt : lastInputAt;
+    const started = performance.now();
+    try {
+      if (since === null) return { waited: 0, cut: false };
+      let recent = started - MOTION_RECENT_MS;
+      // Script motion is over after two quiet looks in a row (a busy frame may skip one).
+      let quietLooks = 2;
+      for (;;) {
+        const animations = animationsSince(since);
+        const movers = scriptMovers(recent);
+        quietLooks = movers.length ? 0 : quietLooks + 1;
+        if (!animations.length && quietLooks >= 2) return { waited: performance.now() - started, cut: false };
+        if (performance.now() - started >= boundMs) {
+          const moving = movers.length ? movers[0] : animations.length ? animations[0].effect && animations[0].effect.target : null;
+          return { waited: performance.now() - started, cut: true, what: moving ? describe(moving) : "an animation" };
+        }
+        // Script motion is judged frame by frame from here: still moving means restyled
+        // since the last look, which spans a whole frame (every callback of it has run).
+        recent = performance.now();
+        await nextFrame(window);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    } finally {
+      stopMotionWatch();
+    }
+  }
+
+  api.watchMotion = () => {
+    watchMotion();
+    return true;
+  };
+  api.settleAfterInput = async (ms, motionMs) => {
+    const clock = await pageSettle(ms);
+    return Object.assign({ clock }, await settleMotion(motionMs));
+  };
+
   return api;
 })()

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
 from core.page.context import Ctx, js
@@ -24,6 +25,8 @@ TYPE_QUIET = 0.3
 # Time after the input that surely covers two animation frames (60 Hz) of the page's reaction.
 FRAMES_COVERED = 0.05
 NAV_QUIET, NAV_CAP = 0.5, 5.0
+# Longest wait, in page time, for the animations an input started (a section opening).
+MOTION_CAP = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +89,19 @@ async def settle(
     """Let the page react to an action: first by the page's own clock (its timers due
     within ``quiet`` seconds of the input have run), then follow a navigation it started
     (also one that starts while the page's requests settle) to its load, then wait
-    (bounded) for network quiet and two animation frames. Returns a note when a
-    navigation was still loading at the end."""
+    (bounded) for network quiet and two animation frames. The page-clock wait ends with
+    the motion the input started (see :func:`page_clock`). Returns a note when a navigation
+    was still loading, or an animation still running, at the end."""
     watch = ctx.watch
     note = None
     seen = marks
-    await page_clock(ctx, quiet, cap)
+    reading = await page_clock(ctx, quiet, cap)
+    moving = None
+    if reading is not None and reading.get("cut"):
+        moving = (
+            f"an animation it started ({reading.get('what')}) was still running after "
+            f"{MOTION_CAP:g} s: the page may still be moving"
+        )
     for _ in range(3):
         if watch.requested > seen.requested or watch.started > seen.started:
             loaded = await follow_navigation(ctx, watch, seen)
@@ -105,15 +115,37 @@ async def settle(
     # for frames when the settle was shorter than that.
     if not ctx.dispatched_at or time.monotonic() - ctx.dispatched_at < FRAMES_COVERED:
         await frames(ctx)
-    return note
+    # After a navigation the animating document is gone: only its load can be noted.
+    return note if seen is not marks else moving
 
 
-async def page_clock(ctx: Ctx, window: float, cap: float) -> None:
+async def watch_motion(ctx: Ctx) -> None:
+    """Arm the style observer that tells, after the input, which script-drawn motion the
+    input started (call it before the input; page.js ``watchMotion``)."""
+    with contextlib.suppress(WorldError, CDPError):
+        await js(ctx, "watchMotion")
+
+
+async def page_clock(ctx: Ctx, window: float, cap: float) -> dict[str, Any] | None:
     """Until the page's clock has run ``window`` seconds past its latest input, measured by
     a timer in our world (it fires after the page's earlier-due timers, even when a busy
-    machine delays them all); at most ``cap`` seconds of our own."""
+    machine delays them all), and then until the animations the input started have ended
+    (CSS, Web Animations, and script motion seen since :func:`watch_motion`; not infinite
+    ones, nor those that began before the input), at most ``MOTION_CAP`` seconds of page
+    time; at most ``cap`` + ``MOTION_CAP`` seconds of our own. Returns page.js's reading
+    (``cut`` and ``what`` when an animation outlasted the cap), None when our world could
+    not answer (a navigation replaced the document)."""
     with contextlib.suppress(WorldError, CDPError):
-        await js(ctx, "pageSettle", window * 1000, await_promise=True, limit=cap)
+        reading = await js(
+            ctx,
+            "settleAfterInput",
+            window * 1000,
+            MOTION_CAP * 1000,
+            await_promise=True,
+            limit=cap + MOTION_CAP,
+        )
+        return reading if isinstance(reading, dict) else None
+    return None
 
 
 async def follow_navigation(ctx: Ctx, watch: TabWatch, marks: Marks) -> bool:

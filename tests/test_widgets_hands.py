@@ -108,6 +108,16 @@ async def test_the_result_reads_back_what_the_date_field_holds(
     assert "2010-09-09" in result.message and "9 September 2010" in result.message
 
 
+async def test_the_result_says_when_the_page_refused_the_value(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/hands/native-controlled.html")
+    result = await page.type(index_of(snap, "Departure date"), "12 September 2010")  # a Sunday
+    assert result.ok, result.message
+    assert "2010-09-12" in result.message and "the page rejected the value" in result.message
+    assert await page_eval(tab, "document.querySelector('[name=date]').value") == ""
+
+
 @pytest.mark.parametrize(
     ("language", "typed", "held"),
     [("en-US", "03/04/2010", "2010-03-04"), ("en-GB", "03/04/2010", "2010-04-03")],

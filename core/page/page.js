@@ -1220,12 +1220,22 @@
 
   const MOTION_RECENT_MS = 200;
   const MOTION_ELEMENTS = 2000;
-  const motion = { observer: null, frames: 0, framesAtInput: 0, inputAt: null, last: new Map(), before: new Set() };
+  const motion = {
+    observer: null,
+    frames: 0,
+    framesAtInput: 0,
+    inputAt: null,
+    inputFrame: null,
+    last: new Map(),
+    before: new Set(),
+  };
 
   for (const type of ["pointerdown", "keydown", "input", "change"]) {
     window.addEventListener(type, () => {
       if (motion.observer && motion.inputAt === null) {
         motion.inputAt = performance.now();
+        // The time of the frame the input came in: an animation it started may carry it.
+        motion.inputFrame = document.timeline ? document.timeline.currentTime : null;
         motion.framesAtInput = motion.frames;
       }
     }, true);
@@ -1235,6 +1245,7 @@
     stopMotionWatch();
     motion.frames = 0;
     motion.inputAt = null;
+    motion.inputFrame = null;
     motion.observer = new MutationObserver((records) => {
       const now = performance.now();
       for (const record of records) {
@@ -1270,7 +1281,7 @@
       if (a.playState !== "running" && !a.pending) return false;
       const timing = a.effect ? a.effect.getComputedTiming() : null;
       if (!timing || !Number.isFinite(timing.endTime)) return false; // a spinner: never ends
-      return a.startTime === null || a.startTime >= since - 1;
+      return a.startTime === null || a.startTime >= since;
     });
   }
 
@@ -1285,7 +1296,12 @@
   }
 
   async function settleMotion(boundMs) {
-    const since = motion.inputAt !== null ? motion.inputAt : lastInputAt;
+    // Animations count from the frame of the input (armed watch), or a few frames before
+    // the latest input the page received (the input that armed nothing).
+    let since = lastInputAt === null ? null : lastInputAt - 50;
+    if (motion.inputAt !== null) {
+      since = typeof motion.inputFrame === "number" ? Math.min(motion.inputAt, motion.inputFrame) : motion.inputAt;
+    }
     const started = performance.now();
     try {
       if (since === null) return { waited: 0, cut: false };

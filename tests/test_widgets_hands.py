@@ -120,9 +120,14 @@ async def test_the_result_says_when_the_page_refused_the_value(
 
 @pytest.mark.parametrize(
     ("language", "typed", "held"),
-    [("en-US", "03/04/2010", "2010-03-04"), ("en-GB", "03/04/2010", "2010-04-03")],
+    [
+        ("en-US", "03/04/2010", "2010-03-04"),
+        ("en-GB", "03/04/2010", "2010-04-03"),
+        ("de-DE", "03.04.2010", "2010-04-03"),
+        ("de-DE", "3. März 2010", "2010-03-03"),
+    ],
 )
-async def test_a_numeric_date_is_read_in_the_browsers_language_order(
+async def test_a_date_is_read_in_the_browsers_language(
     page: Page, tab: Tab, site: FixtureSite, language: str, typed: str, held: str
 ) -> None:
     await tab.send("Emulation.setUserAgentOverride", {"userAgent": "", "acceptLanguage": language})

@@ -65,7 +65,8 @@ async def type_text(
     if native.get("native") and not native.get("ok"):
         _refuse_native(label, text, native)
     marks = watch.marks()
-    await watch_motion(ctx)
+    if info.get("focused") or native.get("native"):
+        await watch_motion(ctx)  # no click (whose preparation arms it) comes first
     if not info.get("focused"):
         if not native.get("native"):
             # Focus as a person would. A picker field is focused without a click: a click

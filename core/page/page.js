@@ -242,7 +242,12 @@
         }
       };
       win.setTimeout(finish, 100);
-      win.requestAnimationFrame(finish);
+      win.requestAnimationFrame(() => {
+        // The frames the hands wait for anyway tell the motion watch how long it looked
+        // before the input (asking for frames of its own slows the click that follows).
+        if (motion.observer && motion.inputAt === null) motion.frames += 1;
+        finish();
+      });
     });
   }
 
@@ -348,6 +353,8 @@
   // and really the element that receives a click at its centre.
   async function prepareClick(el, options) {
     const opts = Object.assign({ stableMs: 1000, requireEnabled: true }, options || {});
+    // Armed here, the watch sees the frames of the stability wait and of the hover check.
+    watchMotion();
     let problem = visibilityProblem(el);
     if (problem) return refusal(problem[0], problem[1]);
     if (opts.requireEnabled) {
@@ -1214,9 +1221,10 @@
   // section that opens is read open: CSS transitions and animations and Web Animations
   // (document.getAnimations(): finite ones whose start is not before the input), and motion
   // a script draws by writing inline styles frame after frame (a jQuery animate). The latter
-  // is seen by a style observer armed before the input (watchMotion); an element that was
-  // already being restyled then (a script-drawn spinner) is not waited for, and when the
-  // observer saw fewer than two frames before the input, script motion is not judged at all.
+  // is seen by a style observer armed before the input (watchMotion; prepareClick arms it,
+  // so a click's own frame waits count); an element that was already being restyled then
+  // (a script-drawn spinner) is not waited for, and when the observer saw fewer than two
+  // frames before the input, script motion is not judged at all.
 
   const MOTION_RECENT_MS = 200;
   const MOTION_ELEMENTS = 2000;
@@ -1256,14 +1264,6 @@
       }
     });
     motion.observer.observe(document, { attributes: true, attributeFilter: ["style"], subtree: true });
-    const observer = motion.observer;
-    const count = () => {
-      // Two frames are all the judgement needs; no frame is asked for after them.
-      if (motion.observer !== observer || motion.inputAt !== null || motion.frames >= 2) return;
-      motion.frames += 1;
-      requestAnimationFrame(count);
-    };
-    requestAnimationFrame(count);
   }
 
   function stopMotionWatch() {

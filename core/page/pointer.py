@@ -11,7 +11,7 @@ from core.page.expect import TargetExpectation, check_expect, name_matches
 from core.page.messages import element_label, not_actionable, position
 from core.page.mouse import click_element
 from core.page.navigation import follow_popup
-from core.page.settle import Probe, compare, frames, probe, settle, watch_motion
+from core.page.settle import Probe, compare, frames, probe, settle
 from core.result import ActionResult
 from core.world import StaleElement, UnknownIndex, WorldError
 
@@ -23,10 +23,9 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
         probe(ctx),
         js(ctx, "target", index),
         js(ctx, "toggleState", index),
-        watch_motion(ctx),
         return_exceptions=True,
     )
-    first, target, toggle_before, _ = readings
+    first, target, toggle_before = readings
     if isinstance(first, BaseException):
         raise first
     before: Probe | None = first

@@ -323,25 +323,36 @@
   }
 
   // Stable = the same box in two consecutive frames. One frame is enough here: the press
-  // itself is checked again after the pointer moved (hoverCheck, pressCheck).
+  // itself is checked again after the pointer moved (hoverCheck, pressCheck). Two readings
+  // inside one frame prove nothing (animations move only from frame to frame, and on a busy
+  // machine the 100 ms timer often beats the frame), so a pair counts only when the page's
+  // animation clock moved between them, or the page is hidden (it draws no frames, and
+  // nothing animates in it). A box that never changed by the deadline is stable too: no
+  // frame came, so nothing moved.
   async function stableRect(el, maxMs) {
     const win = el.ownerDocument.defaultView;
+    const doc = el.ownerDocument;
+    const clock = () => (doc.timeline ? doc.timeline.currentTime : null);
     const started = Date.now();
     let prev = topRect(el);
-    let sameRuns = 0;
+    let prevClock = clock();
+    let moved = false;
     for (;;) {
       await nextFrame(win);
       if (!el.isConnected) return { ok: false, rect: prev };
       const cur = topRect(el);
+      const now = clock();
       const same =
         Math.abs(cur.x - prev.x) < 0.5 &&
         Math.abs(cur.y - prev.y) < 0.5 &&
         Math.abs(cur.w - prev.w) < 0.5 &&
         Math.abs(cur.h - prev.h) < 0.5;
-      sameRuns = same ? sameRuns + 1 : 0;
-      if (sameRuns >= 1) return { ok: true, rect: cur };
-      if (Date.now() - started > maxMs) return { ok: false, rect: cur };
+      const framePassed = now === null || now !== prevClock || doc.visibilityState === "hidden";
+      if (same && framePassed) return { ok: true, rect: cur };
+      if (!same) moved = true;
+      if (Date.now() - started > maxMs) return moved ? { ok: false, rect: cur } : { ok: true, rect: cur };
       prev = cur;
+      prevClock = now;
     }
   }
 

@@ -239,7 +239,8 @@ class Snapshot:
         if tabs:
             lines.append("Tabs:")
             lines.extend(f"  {_tab_line(t)}" for t in tabs)
-        lines.append(f"Scroll: {describe_scroll(self.scroll)}")
+        areas = sum(1 for e in self.elements.values() if "scrollable" in e.attrs)
+        lines.append(f"Scroll: {describe_scroll(self.scroll, areas)}")
         return "\n".join(lines)
 
 
@@ -296,18 +297,28 @@ def _tab_line(description: str) -> str:
 _TAB_NUMBER = re.compile(r"^\[(\d+)\]\s*(\*\s*)?(.*)$", re.DOTALL)
 
 
-def describe_scroll(scroll: Sequence[float]) -> str:
-    """E.g. "at the top of 3.2 pages", "40% down of 3.2 pages", "the whole page is visible"."""
+def describe_scroll(scroll: Sequence[float], areas: int = 0) -> str:
+    """E.g. "at the top of 3.2 pages", "scrolled 40% of 3.2 pages", "the whole page fits in
+    the viewport". ``areas``: listed scroll containers (each holds content beyond its
+    scrollport), so the line never says everything is visible when an inner area clips."""
     _x, y, _w, height, _vw, vh = scroll
+    inner = (
+        f"{areas} scrollable area{'s' if areas > 1 else ''} in it hold{'' if areas > 1 else 's'}"
+        " more (see the lines marked scrollable)"
+    )
     if vh <= 0 or height <= vh + 1:
+        if areas:
+            return f"the page itself fits in the viewport, but {inner}"
         return "the whole page fits in the viewport"
     pages = height / vh
     fraction = y / max(height - vh, 1)
     if fraction <= 0.005:
-        return f"at the top of {pages:.1f} pages"
-    if fraction >= 0.995:
-        return f"at the bottom of {pages:.1f} pages"
-    return f"scrolled {round(fraction * 100)}% of {pages:.1f} pages"
+        where = f"at the top of {pages:.1f} pages"
+    elif fraction >= 0.995:
+        where = f"at the bottom of {pages:.1f} pages"
+    else:
+        where = f"scrolled {round(fraction * 100)}% of {pages:.1f} pages"
+    return f"{where}; {inner}" if areas else where
 
 
 # -- taking a snapshot --------------------------------------------------------------------

@@ -56,6 +56,7 @@ EYES_PARTS = (
     "visibility",
     "naming",
     "widgets",
+    "scrolling",
     "detectors",
     "walk",
     "frames",

@@ -72,6 +72,7 @@ function accessibleName(el, kind, content) {
     name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
   }
   if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
+  if (!name && kind === "scroll") return cut(clean(el.title || "") || scrollLabel(el), 150);
   if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
     content = contentText(el);
   }
@@ -178,6 +179,7 @@ function nameKind(el) {
   if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
   const role = el.getAttribute("role");
   const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || (!!role && ROLES.has(role.trim().split(/\s+/)[0]));
+  if (!strong && isScroller(el)) return "scroll";
   if (!strong && el.hasAttribute("onclick") && el.querySelector(SELECTOR)) return "container";
   if (!strong && isItemList(el)) return "list";
   return "strong";

@@ -19,12 +19,15 @@ const SVG_SHAPES = new Set(["path", "rect", "circle", "ellipse", "line", "polyli
 // The attributes a digest line may carry, in the order it prints them.
 const LINE_ATTRS = [
   "role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked",
-  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "href", "target",
-  "focused",
+  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "scrollable",
+  "href", "target", "focused",
 ];
 const ROW_PARENTS = new Set(["TBODY", "THEAD", "TFOOT", "TABLE", "UL", "OL", "DL"]);
 const FAR_ABOVE = 1;
 const FAR_BELOW = 2;
+// Kinds found by heuristics (a handler, a cursor, a list): a scroll container found so too is
+// listed as the scroll container it is.
+const WEAK_KINDS = new Set(["container", "list", "weak"]);
 function shortHref(el, topOrigin) {
   const raw = el.getAttribute("href");
   if (raw === null) return null;
@@ -435,9 +438,16 @@ function walkDocument(opts) {
     let kind = null;
     if (selfVisible && !far) kind = interactiveKind(el, tag, st, c);
     if (kind && c.fold) kind = null; // inside a link/button: part of its name
+    // An area a person scrolls is listed once, with what lies beyond its scrollport (unless
+    // it is a control of its own kind: a field, a link, a button).
+    let scrollOf = null;
+    if (selfVisible && !far && !c.fold && !c.name && !contents && !isRoot && clipsOverflow(st) && (kind === null || WEAK_KINDS.has(kind)) && isScroller(el, st)) {
+      scrollOf = kind;
+      kind = "scroll";
+    }
 
     if (kind) {
-      describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c);
+      describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c, scrollOf);
     } else {
       if (tag === "LABEL" && el.control && !c.name) {
         const ctl = el.control;
@@ -501,7 +511,8 @@ function walkDocument(opts) {
     return null;
   }
 
-  function describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c) {
+  // scrollOf: for a scroll container ("scroll"), the kind it would have had otherwise.
+  function describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c, scrollOf) {
     const index = indexOf(el);
     interactiveSeen++;
     const rec = {
@@ -535,6 +546,13 @@ function walkDocument(opts) {
       cc.inInteractive = true;
       cc.itemsOf = el;
       walkChildren(el, cc);
+    } else if (kind === "scroll") {
+      // Its content is listed as the page's own, clipped to the scrollport (cc.clip).
+      if (scrollOf === "container" || scrollOf === "list") cc.inInteractive = true;
+      if (scrollOf === "list") cc.itemsOf = el;
+      const root = rootOf(el);
+      if (root) rootsWalked.add(root);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
     } else {
       // A tree item or menu item holding its nested group: named by its own label, and the
       // group's items walked after it as elements of their own.
@@ -631,6 +649,11 @@ function walkDocument(opts) {
       if (el.target === "_blank") a.target = "_blank";
     }
     if (rec.focused) a.focused = "";
+    let scrollNoteText = "";
+    if (kind === "scroll") {
+      a.scrollable = "";
+      scrollNoteText = scrollNote(scrollBeyond(el, st), index);
+    }
     if (rec.sensitive) signalField(rec.sensitive, el, index, name, c.frame, c.shadow);
     // A control inside a CAPTCHA widget is part of the CAPTCHA (the policy refuses clicks
     // on it); not printed in the line, only carried in the element's facts.
@@ -650,6 +673,7 @@ function walkDocument(opts) {
     const mark = (rec.isNew ? "*" : "") + (rec.inView ? "" : "~");
     const nameText = esc(name);
     rec.line = `${mark}[${index}]<${rec.tag}${attrs}>${nameText}${nameText ? `</${rec.tag}>` : ""}`;
+    if (scrollNoteText) rec.line += scrollNoteText;
     entry.s = rec.line;
     lastName = name;
     if (group && !c.name) visit(group, groupCtx);

@@ -57,6 +57,7 @@ EYES_PARTS = (
     "naming",
     "widgets",
     "scrolling",
+    "listeners",
     "detectors",
     "walk",
     "frames",

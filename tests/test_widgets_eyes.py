@@ -302,3 +302,50 @@ async def test_scroll_area_in_a_cross_origin_frame_names_its_own_index(
     host = other_site.origin.removeprefix("http://")
     assert snap.elements[results].frame_label == f'frame "Partner flights" ({host})'
     assert snap.elements[results].line.endswith(f"(3 more below: scroll{{index: {results}}})")
+
+
+# -- click targets found by their listeners -------------------------------------------------
+
+
+async def test_calendar_moved_two_months_back_with_its_prev_arrow(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # jQuery UI's arrows: <a title="Prev"> with no href, role, tabindex or pointer cursor.
+    snap = await open_page(page, site, "/widgets/eyes/jquery-datepicker.html")
+    assert "September 2010" in snap.text
+    for _ in range(2):
+        assert line_of(snap, "Prev") == "<a>Prev</a>"
+        assert (await page.click(index_named(snap, "Prev"))).ok
+        snap, _ = await page.observe()
+    shown = "(() => { const i = $.datepicker._getInst($('#calendar')[0]);"
+    shown += " return [i.drawYear, i.drawMonth]; })()"
+    assert await page_eval(tab, shown) == [2010, 6]  # July (months count from 0)
+    assert "July 2010" in snap.text
+
+
+async def test_targets_of_delegated_and_own_listeners_are_listed(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/delegated.html")
+    # jQuery delegation ($(".pager").on("click", "a[title]", ...)): the matching items only.
+    assert line_of(snap, "Next page") == "<a>Next page</a>"
+    assert "\nNot a control\n" in snap.text
+    # A plain listener on the list, acting on its data-action items.
+    assert line_of(snap, "Blue") == "<span>Blue</span>"
+    assert "\nPlain words\n" in snap.text
+    # A listener of its own.
+    assert line_of(snap, "Beta") == "<i>Beta</i>"
+    for name in ("Next page", "Blue", "Beta"):
+        assert (await page.click(index_named(snap, name))).ok
+    state = "[page, filter, tab].map((e) => e.textContent)"
+    assert await page_eval(tab, state) == ["2", "filter-blue", "Beta"]
+
+
+async def test_listeners_a_person_cannot_use_list_nothing(page: Page, site: FixtureSite) -> None:
+    # A "click anywhere" listener on an article, one on a hidden element, one on an element
+    # that lets the pointer through: none of them is a control.
+    snap = await open_page(page, site, "/widgets/eyes/delegated.html")
+    shown = {e.name for e in snap.elements.values()}
+    assert shown == {"Previous page", "Next page", "Red", "Blue", "Alpha", "Beta"}
+    assert "Hidden action" not in snap.text
+    assert "\nInert action" in snap.text

@@ -77,6 +77,7 @@ function walk(opts) {
     return walkDocument(opts);
   } finally {
     labelScans = null;
+    handlers = null; // good for one walk only (see listeners.js)
   }
 }
 
@@ -500,6 +501,7 @@ function walkDocument(opts) {
     // A control with its own handler inside a clickable row or card (a trash icon on a
     // message) is a target of its own; a pointer cursor there may be the row's.
     if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : isItemList(el) ? "list" : "weak";
+    if (handlers && handlerTarget(el, st)) return isItemList(el) ? "list" : "weak";
     if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
     if (c.inInteractive) return null;
     const tabindex = el.getAttribute("tabindex");

@@ -17,10 +17,11 @@ ancestor delegates, by convention, to the descendants that carry an action data 
 
 Handles: the remote objects for DOM nodes (in our world and, for jQuery, in the page's) are
 kept for the life of the document and reused, never released: releasing a group of
-inspector handles of DOM nodes broke wrapper identity in our world in this Chromium (the
-registry then met a second wrapper for an indexed node, "covered by" itself, and the renderer
-later crashed: tests/test_widgets_eyes.py's tree test showed it). They go when the document
-does, and a document holds at most one per listening element.
+inspector handles of DOM nodes in our world broke the hands in this Chromium (a click then
+met a second wrapper for an indexed node, "covered by" itself, and the renderer later
+crashed: tests/test_widgets_eyes.py's tree test showed it). They go when the document does,
+and a document holds at most one per listening element. The document itself is taken from
+the page's world, see :func:`discover`.
 
 Cost: one CDP call when the page has no click listener; else one ``DOM.resolveNode`` per
 listening element (at most :data:`MAX_NODES`, concurrent), one call into our world, and a
@@ -95,9 +96,12 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
     does not answer."""
     started = time.perf_counter()
     if handles.document is None:
+        # The page's world: `document` there is unforgeable (no page code runs to read it),
+        # and a handle to our world's document made the renderer crash on a later keystroke
+        # (tests/test_hostile.py's invisible-twin test showed it).
         doc = await session.send(
             "Runtime.evaluate",
-            {"expression": "document", "contextId": handles.context, "objectGroup": _KEEP},
+            {"expression": "document", "objectGroup": _KEEP, "silent": True},
             timeout=timeout,
         )
         handles.document = doc.get("result", {}).get("objectId")

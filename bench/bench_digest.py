@@ -34,6 +34,20 @@ Issue 15 (widget states, SVG, icon names, list items; no listener discovery yet)
 UTC, ``--rows 5000 --frames 0 --no-playwright``, alternating with main at load 9-11: this code
 cold 280-906 ms, warm 183-251 ms; main cold 274-742 ms, warm 256-516 ms. The spread is the
 machine's; no difference shows between the two.
+
+The delegated page (``--delegated N``, 0 to skip) holds N cells handled by one plain listener
+on their list (``data-action``) and, when tests/site/node_modules has jQuery, N ``<a title>``
+handled by one jQuery delegated handler; it is digested with listener discovery on and off.
+
+Issue 15 (scroll areas, listener discovery), 13:30 UTC, ``--rows 5000 --frames 10
+--no-playwright --repeat 5`` before the change at load 0.7-4.1: cold 154-295 ms (closed-root
+count 50-73 ms of it), warm 103-259 ms. After, 14:28-14:33 UTC, alternating with main at load
+12-24 (4-8x the quiet figures): main cold 301-1042 ms, warm 635-1206 ms (closed-root count cold
+66-109 ms); this code cold 426-1316 ms, warm 963-1256 ms (closed-root count cold 152-221 ms,
+listener discovery cold 32-62 ms, warm 22-172 ms, for no listener on the page). Delegated page,
+1,000 items x 2 lists: discovery cold 72-444 ms, warm 103-138 ms; digest with discovery on cold
+1.7-3.1 s, warm 2.0-2.8 s (1,757 elements listed), off cold 0.3-2.1 s, warm 0.2-0.7 s (none
+listed): most of the difference is listing the 1,757 cells, not finding them.
 """
 
 from __future__ import annotations

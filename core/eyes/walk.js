@@ -727,8 +727,19 @@ function walkDocument(opts) {
     const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
     const oy = y + el.clientTop + parseFloat(st.paddingTop);
     const box = intersect(cc.clip, ox, oy, el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight), el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom));
+    // Inside a frame mapped by its quads (scaled, rotated...): the inner document's points
+    // move by its content box's offset in the holder's own coordinates, then through the
+    // holder's map; a translation in top-level coordinates alone would misplace them.
+    let m = null;
+    if (cc.m) {
+      const b = el.getBoundingClientRect();
+      const dx = b.left + el.clientLeft + parseFloat(st.paddingLeft);
+      const dy = b.top + el.clientTop + parseFloat(st.paddingTop);
+      const p = cc.m;
+      m = [p[0], p[1], p[0] * dx + p[1] * dy + p[2], p[3], p[4], p[3] * dx + p[4] * dy + p[5]];
+    }
     const fc = {
-      doc: inner, view, ox, oy, m: null, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
+      doc: inner, view, ox, oy, m, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
       st: null, name: null, fold: false, suppress: false, frame: inner.URL, shadow: false,
       cursor: "auto", inInteractive: false, dist: cc.dist, above: cc.above, far: false,
     };

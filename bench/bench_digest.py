@@ -2,7 +2,7 @@
 the digest time of a page with cross-origin frames.
 
 Run: ``.venv/bin/python bench/bench_digest.py [--rows 100 1000 5000] [--repeat 5]
-[--frames 10] [--no-playwright]``
+[--frames 10] [--delegated 1000] [--no-playwright]``
 
 Each page is a table whose rows hold a link, a button, an input and text. Both tools drive the
 same Chromium (``/usr/bin/chromium`` unless ``CHROME_PATH`` says otherwise), headless, against
@@ -34,6 +34,20 @@ Issue 15 (widget states, SVG, icon names, list items; no listener discovery yet)
 UTC, ``--rows 5000 --frames 0 --no-playwright``, alternating with main at load 9-11: this code
 cold 280-906 ms, warm 183-251 ms; main cold 274-742 ms, warm 256-516 ms. The spread is the
 machine's; no difference shows between the two.
+
+The delegated page (``--delegated N``, 0 to skip) holds N cells handled by one plain listener
+on their list (``data-action``) and, when tests/site/node_modules has jQuery, N ``<a title>``
+handled by one jQuery delegated handler; it is digested with listener discovery on and off.
+
+Issue 15 (scroll areas, listener discovery), 13:30 UTC, ``--rows 5000 --frames 10
+--no-playwright --repeat 5`` before the change at load 0.7-4.1: cold 154-295 ms (closed-root
+count 50-73 ms of it), warm 103-259 ms. After, 14:28-14:33 UTC, alternating with main at load
+12-24 (4-8x the quiet figures): main cold 301-1042 ms, warm 635-1206 ms (closed-root count cold
+66-109 ms); this code cold 426-1316 ms, warm 963-1256 ms (closed-root count cold 152-221 ms,
+listener discovery cold 32-62 ms, warm 22-172 ms, for no listener on the page). Delegated page,
+1,000 items x 2 lists: discovery cold 72-444 ms, warm 103-138 ms; digest with discovery on cold
+1.7-3.1 s, warm 2.0-2.8 s (1,757 elements listed), off cold 0.3-2.1 s, warm 0.2-0.7 s (none
+listed): most of the difference is listing the 1,757 cells, not finding them.
 """
 
 from __future__ import annotations
@@ -55,7 +69,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core.browser import Browser, LaunchOptions, Tab  # noqa: E402
-from core.snapshot import follow_frames, take_snapshot  # noqa: E402
+from core.snapshot import SnapshotOptions, follow_frames, take_snapshot  # noqa: E402
 from core.world import world_call  # noqa: E402
 
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
@@ -84,6 +98,31 @@ def table_page(rows: int) -> str:
 
 
 FRAME_ELEMENTS = 50
+JQUERY = ROOT / "tests" / "site" / "node_modules" / "jquery" / "dist" / "jquery.min.js"
+
+
+def delegated_page(items: int, jquery: bool) -> str:
+    """``items`` calendar-like cells with no href, role or tabindex, whose clicks one handler on
+    their list acts on: a plain listener reading ``data-action``, and (with jQuery) as many
+    ``<a title>`` handled by ``$(list).on("click", "a[title]", f)``."""
+    plain = "".join(f"<li><span data-action='open-{i}'>Day {i}</span></li>" for i in range(items))
+    script = (
+        "<script>document.getElementById('plain').addEventListener('click', (e) => {"
+        " const t = e.target.closest('[data-action]'); if (t) document.title = t.dataset.action;"
+        " });</script>"
+    )
+    body = f"<ul id=plain>{plain}</ul>{script}"
+    if jquery:
+        linked = "".join(f"<li><a title='Pick {i}'>{i}</a></li>" for i in range(items))
+        body += (
+            f"<ul id=jq>{linked}</ul><script src=jquery.min.js></script><script>"
+            "$('#jq').on('click', 'a[title]', function () { document.title = this.title; });"
+            "</script>"
+        )
+    return (
+        "<!doctype html><meta charset=utf-8><title>Delegated</title><style>li{display:inline-block;"
+        f"width:60px}}</style>{body}"
+    )
 
 
 def frames_page(frames: int, frame_origin: str) -> str:
@@ -146,7 +185,9 @@ MISSING_JS = """function (listed) {
 }"""
 
 
-async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
+async def bench_handrail(
+    url: str, repeat: int, options: SnapshotOptions | None = None
+) -> dict[str, Any]:
     profile = Path(tempfile.mkdtemp(prefix="handrail-bench-"))
     browser = await Browser.launch(
         LaunchOptions(executable=CHROME, profile_dir=profile, headless=True)
@@ -159,18 +200,21 @@ async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
         await tab.send("Page.getFrameTree", timeout=120)
         await tab.send("DOM.getDocument", {"depth": 0}, timeout=120)
         started = time.perf_counter()
-        snap = await take_snapshot(tab)
+        snap = await take_snapshot(tab, options=options)
         cold = time.perf_counter() - started
         roots_cold = roots_ms(snap.stats)
+        listeners_cold = listeners_ms(snap.stats)
         warm: list[float] = []
         walk: list[float] = []
         roots: list[float] = []
+        listen: list[float] = []
         for _ in range(repeat):
             started = time.perf_counter()
-            snap = await take_snapshot(tab)
+            snap = await take_snapshot(tab, options=options)
             warm.append(time.perf_counter() - started)
             walk.append(float(snap.stats["total_ms"]))
             roots.append(roots_ms(snap.stats))
+            listen.append(listeners_ms(snap.stats))
         in_view, missing = await world_call(tab, MISSING_JS, sorted(snap.elements))
         return {
             "cold": cold,
@@ -178,6 +222,8 @@ async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
             "walk_ms": statistics.median(walk),
             "roots_cold": roots_cold,
             "roots_warm": statistics.median(roots),
+            "listeners_cold": listeners_cold,
+            "listeners_warm": statistics.median(listen),
             "chars": len(snap.text),
             "listed": len(snap.elements),
             "in_view": in_view,
@@ -187,6 +233,12 @@ async def bench_handrail(url: str, repeat: int) -> dict[str, Any]:
         }
     finally:
         await browser.close()
+
+
+def listeners_ms(stats: dict[str, Any]) -> float:
+    """Time listener discovery took in a digest (0 when it was off)."""
+    got = stats.get("listeners")
+    return float(got["ms"]) if isinstance(got, dict) else 0.0
 
 
 def roots_ms(stats: dict[str, Any]) -> float:
@@ -256,6 +308,12 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--frames", type=int, default=10)
     parser.add_argument("--no-playwright", action="store_true")
+    parser.add_argument(
+        "--delegated",
+        type=int,
+        default=1000,
+        help="items on the delegated-handlers page (listener discovery's cost); 0 to skip",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="handrail-bench-site-") as tmp:
@@ -263,12 +321,26 @@ async def main() -> None:
         for rows in args.rows:
             (site / f"rows{rows}.html").write_text(table_page(rows), encoding="utf-8")
         (site / "frame.html").write_text(frame_page(), encoding="utf-8")
+        jquery = JQUERY.is_file()
+        if jquery:
+            (site / "jquery.min.js").write_bytes(JQUERY.read_bytes())
+        (site / "delegated.html").write_text(delegated_page(args.delegated, jquery), "utf-8")
         server, origin = serve(site)
         frame_server, frame_origin = serve(site, "127.0.0.2")
         (site / "frames.html").write_text(frames_page(args.frames, frame_origin), "utf-8")
         try:
             urls = {rows: f"{origin}/rows{rows}.html" for rows in args.rows}
             ours = {rows: await bench_handrail(url, args.repeat) for rows, url in urls.items()}
+            delegated = (
+                {
+                    on: await bench_handrail(
+                        f"{origin}/delegated.html", args.repeat, SnapshotOptions(listeners=on)
+                    )
+                    for on in (True, False)
+                }
+                if args.delegated
+                else None
+            )
             framed = (
                 await bench_frames(f"{origin}/frames.html", args.frames, args.repeat)
                 if args.frames
@@ -305,6 +377,21 @@ async def main() -> None:
         print(
             f"{rows:>6} rows, closed-root count (part of the above): "
             f"cold {ours[rows]['roots_cold']:.0f} ms, warm {ours[rows]['roots_warm']:.0f} ms"
+        )
+    for rows in urls:
+        print(
+            f"{rows:>6} rows, listener discovery (part of the above): "
+            f"cold {ours[rows]['listeners_cold']:.0f} ms, warm {ours[rows]['listeners_warm']:.0f} ms"
+        )
+    if delegated is not None:
+        on, off = delegated[True], delegated[False]
+        print(
+            f"{args.delegated} delegated items x {2 if jquery else 1} lists"
+            f"{'' if jquery else ' (no jQuery in tests/site/node_modules: plain listener only)'}:"
+            f" discovery on: cold {on['cold'] * 1000:.0f} ms, warm {on['warm'] * 1000:.0f} ms"
+            f" (discovery cold {on['listeners_cold']:.0f} ms, warm {on['listeners_warm']:.0f} ms),"
+            f" {on['listed']} listed; off: cold {off['cold'] * 1000:.0f} ms,"
+            f" warm {off['warm'] * 1000:.0f} ms, {off['listed']} listed"
         )
     if framed is not None:
         ok = ok and framed["complete"] == args.frames

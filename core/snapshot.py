@@ -56,6 +56,7 @@ from typing import Any, Literal, cast
 
 from core.browser import Browser, Tab
 from core.cdp import CDPError, CDPSession, SessionClosed
+from core.listeners import Handles, discover
 from core.targets import ChildTargets
 from core.world import (
     Affine,
@@ -71,6 +72,7 @@ from core.world import (
     hops_map,
     is_lost_context,
     known_frame_id,
+    main_context,
     note_index_high_water,
     remember_frame_id,
     set_frame_routes,
@@ -99,6 +101,8 @@ class SnapshotOptions:
     load"."""
     max_frame_depth: int = 4
     """Cross-origin frames nested deeper than this are listed by their header only."""
+    listeners: bool = True
+    """Find click targets by their listeners (core/listeners.py) in the top document."""
 
 
 @dataclass(frozen=True)
@@ -239,7 +243,8 @@ class Snapshot:
         if tabs:
             lines.append("Tabs:")
             lines.extend(f"  {_tab_line(t)}" for t in tabs)
-        lines.append(f"Scroll: {describe_scroll(self.scroll)}")
+        areas = sum(1 for e in self.elements.values() if "scrollable" in e.attrs)
+        lines.append(f"Scroll: {describe_scroll(self.scroll, areas)}")
         return "\n".join(lines)
 
 
@@ -296,18 +301,28 @@ def _tab_line(description: str) -> str:
 _TAB_NUMBER = re.compile(r"^\[(\d+)\]\s*(\*\s*)?(.*)$", re.DOTALL)
 
 
-def describe_scroll(scroll: Sequence[float]) -> str:
-    """E.g. "at the top of 3.2 pages", "40% down of 3.2 pages", "the whole page is visible"."""
+def describe_scroll(scroll: Sequence[float], areas: int = 0) -> str:
+    """E.g. "at the top of 3.2 pages", "scrolled 40% of 3.2 pages", "the whole page fits in
+    the viewport". ``areas``: listed scroll containers (each holds content beyond its
+    scrollport), so the line never says everything is visible when an inner area clips."""
     _x, y, _w, height, _vw, vh = scroll
+    inner = (
+        f"{areas} scrollable area{'s' if areas > 1 else ''} in it hold{'' if areas > 1 else 's'}"
+        " more (see the lines marked scrollable)"
+    )
     if vh <= 0 or height <= vh + 1:
+        if areas:
+            return f"the page itself fits in the viewport, but {inner}"
         return "the whole page fits in the viewport"
     pages = height / vh
     fraction = y / max(height - vh, 1)
     if fraction <= 0.005:
-        return f"at the top of {pages:.1f} pages"
-    if fraction >= 0.995:
-        return f"at the bottom of {pages:.1f} pages"
-    return f"scrolled {round(fraction * 100)}% of {pages:.1f} pages"
+        where = f"at the top of {pages:.1f} pages"
+    elif fraction >= 0.995:
+        where = f"at the bottom of {pages:.1f} pages"
+    else:
+        where = f"scrolled {round(fraction * 100)}% of {pages:.1f} pages"
+    return f"{where}; {inner}" if areas else where
 
 
 # -- taking a snapshot --------------------------------------------------------------------
@@ -412,6 +427,22 @@ class _Audits:
         return out
 
 
+async def _discover(tab: Tab, timeout: float, out: list[Any]) -> None:
+    """Listener discovery for the coming walk (core/listeners.py); its figures, or why it
+    failed, into ``out``. Never raises for its own sake: the walk then relies on its
+    heuristics alone, and the stats say so."""
+    try:
+        context = await main_context(tab, timeout=timeout)
+        handles = tab.state.get(_HANDLES_KEY)
+        if not isinstance(handles, Handles) or handles.context != context:
+            handles = tab.state[_HANDLES_KEY] = Handles(context)
+        scan = await discover(tab.session, handles, timeout=timeout)
+        out.append(asdict(scan))
+    except (CDPError, WorldError) as exc:
+        out.append(f"failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+
+
+_HANDLES_KEY = "eyes.listener_handles"
 _Refs = dict[str, tuple[FrameWorld, FrameWorld | None, int]]
 """Frame document key -> (its world, the world holding its iframe element, the iframe's
 index there)."""
@@ -668,7 +699,11 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     }
     refs: _Refs = {}
     audits = _Audits(tab, opts.timeout)
-    await audits.run(tab.session)
+    handlers: list[Any] = []
+    if opts.listeners:
+        await asyncio.gather(audits.run(tab.session), _discover(tab, opts.timeout, handlers))
+    else:
+        await audits.run(tab.session)
     raw = await world_eval(
         tab, f"globalThis.__handrail.snapshot({json.dumps(js_opts)})", timeout=opts.timeout
     )
@@ -688,6 +723,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     stats = dict(raw.get("stats") or {})
     stats["roundtrip_ms"] = round((time.perf_counter() - started) * 1000, 1)
     stats["roots"] = audits.stats()
+    stats["listeners"] = handlers[0] if handlers else None
     scroll = tuple(float(v) for v in raw["scroll"])
     return Snapshot(
         url=str(raw["url"]),

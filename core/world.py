@@ -56,6 +56,8 @@ EYES_PARTS = (
     "visibility",
     "naming",
     "widgets",
+    "scrolling",
+    "listeners",
     "detectors",
     "walk",
     "frames",

@@ -632,3 +632,23 @@ async def test_a_password_field_in_a_frame_far_below_the_fold_is_still_signalled
     assert "frame " not in snap.text  # beyond the listing margin: not listed...
     [field] = snap.signals.password_fields  # ...but its password field is found
     assert field.where == header("Partner sign-in", second_site).removesuffix(":")
+
+
+@pytest.mark.parametrize("how", TRANSFORMS, ids=[t[1] for t in TRANSFORMS])
+async def test_a_click_in_a_same_origin_frame_inside_a_transformed_frame_reaches_its_handler(
+    page: Page, site: FixtureSite, other_site: FixtureSite, how: tuple[str, str]
+) -> None:
+    # The outer frame (other_site, read through CDP) is transformed; the inner one is of its
+    # own origin, so the outer frame's world walks it inline. The digest's box must be where
+    # the hands find the element, or the approved click is refused as moved.
+    other_site.clear()
+    inner = other_site.url("/frames/form.html")
+    outer = other_site.url(f"/frames/nest.html?inner={quote(inner, safe='')}")
+    snap = await observe(page, transformed(site, outer, how))
+    ping = index_of(snap, "Tell the partner")
+    result = await page.click(ping, expect=approved(snap, ping))
+    assert result.ok, result.message
+    await other_site.until(lambda got: any(r.path == "/frames/report" for r in got))
+    assert [p.json_body for p in other_site.posts("/frames/report")] == [
+        {"what": "clicked", "trusted": True}
+    ]

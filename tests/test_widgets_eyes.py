@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from urllib.parse import quote
 
 import pytest
 
@@ -217,3 +218,134 @@ async def test_hands_name_each_widget_as_the_digest_does(
         list(snap.elements),
     )
     assert names == [e.name for e in snap.elements.values()]
+
+
+# -- scroll containers ------------------------------------------------------------------------
+
+
+async def test_scroll_area_is_announced_with_what_lies_below_it(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/scroll.html")
+    results = index_named(snap, "Flights")
+    assert snap.elements[results].line == (
+        f"[{results}]<div scrollable>Flights</div> (3 more below: scroll{{index: {results}}})"
+    )
+    # Only the first flight shows; the others are not listed as if visible.
+    assert "Book AF 1001" in snap.text
+    assert "AZ 2002" not in snap.text and "FR 3003" not in snap.text
+    assert "Scroll: the page itself fits in the viewport, but 1 scrollable area" in snap.header()
+
+
+async def test_cheapest_flight_in_a_scroll_area_is_booked_after_scrolling_it(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/scroll.html")
+    results = index_named(snap, "Flights")
+    # A person reads every flight, one scroll of the area at a time, and books the cheapest.
+    prices: dict[str, int] = {}
+    notes: list[str] = []
+    for _ in range(6):
+        for code, price in re.findall(r"Book (\w+ \d+)</button>\n[^\n]*€(\d+)", snap.text):
+            prices[code] = int(price)
+        notes.append(snap.elements[results].line.split("</div>")[1])
+        if "below" not in notes[-1]:
+            break
+        await page_eval(tab, "document.getElementById('results').scrollTop += 160")
+        snap, _ = await page.observe()
+    assert notes == [
+        f" (3 more below: scroll{{index: {results}}})",
+        f" (1 more above, 2 more below: scroll{{index: {results}}})",
+        f" (2 more above, 1 more below: scroll{{index: {results}}})",
+        # The last flight is taller than the area: a little of it still lies below.
+        f" (3 more above, more below: scroll{{index: {results}}})",
+        f" (3 more above: scroll{{index: {results}}})",
+    ]
+    assert prices == {"AF 1001": 212, "AZ 2002": 188, "FR 3003": 79, "U2 4004": 131}
+    await page_eval(tab, "document.getElementById('results').scrollTop = 320")
+    snap, _ = await page.observe()
+    assert (await page.click(index_named(snap, "Book FR 3003"))).ok
+    assert await page_eval(tab, "window.booked") == ["FR 3003"]
+
+
+async def test_areas_a_person_cannot_scroll_are_not_announced(
+    page: Page, site: FixtureSite
+) -> None:
+    # overflow:hidden clips without a scrollbar, a 0-height area shows nothing, and an area
+    # whose content fits has nothing beyond: none is a scroll area, none leaks its content.
+    snap = await open_page(page, site, "/widgets/eyes/scroll.html")
+    scrollable = [e.name for e in snap.elements.values() if "scrollable" in e.attrs]
+    assert scrollable == ["Flights"]
+    assert "secret deal" not in snap.text
+    assert "from nowhere" not in snap.text
+    assert "Prices include taxes." in snap.text
+
+
+async def test_scroll_area_in_a_closed_shadow_root_is_announced(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/scroll-closed.html")
+    inbox = index_named(snap, "Messages")
+    assert snap.elements[inbox].line == (
+        f"[{inbox}]<ul scrollable>Messages</ul> (4 more below: scroll{{index: {inbox}}})"
+    )
+    assert "Open Invoice 1" in snap.text and "Open Invoice 2" not in snap.text
+
+
+async def test_scroll_area_in_a_cross_origin_frame_names_its_own_index(
+    page: Page, site: FixtureSite, other_site: FixtureSite
+) -> None:
+    # other_site is another origin: the frame is read through CDP, and its lines renumbered.
+    frame = quote(other_site.url("/widgets/eyes/scroll.html"), safe="")
+    snap = await open_page(page, site, f"/frames/host.html?name=Partner+flights&f={frame}")
+    results = index_named(snap, "Flights")
+    host = other_site.origin.removeprefix("http://")
+    assert snap.elements[results].frame_label == f'frame "Partner flights" ({host})'
+    assert snap.elements[results].line.endswith(f"(3 more below: scroll{{index: {results}}})")
+
+
+# -- click targets found by their listeners -------------------------------------------------
+
+
+async def test_calendar_moved_two_months_back_with_its_prev_arrow(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # jQuery UI's arrows: <a title="Prev"> with no href, role, tabindex or pointer cursor.
+    snap = await open_page(page, site, "/widgets/eyes/jquery-datepicker.html")
+    assert "September 2010" in snap.text
+    for _ in range(2):
+        assert line_of(snap, "Prev") == "<a>Prev</a>"
+        assert (await page.click(index_named(snap, "Prev"))).ok
+        snap, _ = await page.observe()
+    shown = "(() => { const i = $.datepicker._getInst($('#calendar')[0]);"
+    shown += " return [i.drawYear, i.drawMonth]; })()"
+    assert await page_eval(tab, shown) == [2010, 6]  # July (months count from 0)
+    assert "July 2010" in snap.text
+
+
+async def test_targets_of_delegated_and_own_listeners_are_listed(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/delegated.html")
+    # jQuery delegation ($(".pager").on("click", "a[title]", ...)): the matching items only.
+    assert line_of(snap, "Next page") == "<a>Next page</a>"
+    assert "\nNot a control\n" in snap.text
+    # A plain listener on the list, acting on its data-action items.
+    assert line_of(snap, "Blue") == "<span>Blue</span>"
+    assert "\nPlain words\n" in snap.text
+    # A listener of its own.
+    assert line_of(snap, "Beta") == "<i>Beta</i>"
+    for name in ("Next page", "Blue", "Beta"):
+        assert (await page.click(index_named(snap, name))).ok
+    state = "[page, filter, tab].map((e) => e.textContent)"
+    assert await page_eval(tab, state) == ["2", "filter-blue", "Beta"]
+
+
+async def test_listeners_a_person_cannot_use_list_nothing(page: Page, site: FixtureSite) -> None:
+    # A "click anywhere" listener on an article, one on a hidden element, one on an element
+    # that lets the pointer through: none of them is a control.
+    snap = await open_page(page, site, "/widgets/eyes/delegated.html")
+    shown = {e.name for e in snap.elements.values()}
+    assert shown == {"Previous page", "Next page", "Red", "Blue", "Alpha", "Beta"}
+    assert "Hidden action" not in snap.text
+    assert "\nInert action" in snap.text

@@ -67,6 +67,7 @@ Object.defineProperty(globalThis, "__handrail", {
     finish,
     accessibleName: (el) => accessibleName(el),
     adoptRoots,
+    noteHandlers,
     reach,
     get next() {
       return next;

@@ -182,6 +182,8 @@ function finish(tree, opts) {
         rec.isNew = !w.firstOfDoc && index >= w.newFrom;
         const mark = (rec.isNew ? "*" : "") + (rec.inView ? "" : "~");
         rec.line = rec.line.replace(/^[*~]*\[\d+\]/, `${mark}[${index}]`);
+        // A scroll container's note names its index too (the last thing on its line).
+        rec.line = rec.line.replace(/scroll\{index: \d+\}\)$/, `scroll{index: ${index}})`);
         l.s = rec.line;
       }
       l.frameLabel = label;

@@ -53,6 +53,7 @@ function idrefText(el, attr) {
 // placeholder, title. `kind` is the walk's kind for the element and `content` the visible
 // text the walk collected inside it; without them (a call from the hands) both are worked
 // out here the same way.
+const GLYPHS_ONLY = /^[^\p{L}\p{N}]+$/u;
 function accessibleName(el, kind, content) {
   const tag = el.tagName;
   let name = idrefText(el, "aria-labelledby") || clean(el.getAttribute("aria-label") || "");
@@ -72,10 +73,12 @@ function accessibleName(el, kind, content) {
     name = clean(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
   }
   if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
+  if (!name && kind === "scroll") return cut(clean(el.title || "") || scrollLabel(el), 150);
   if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
     content = contentText(el);
   }
-  if (!name && content) name = content;
+  // A glyph a person reads by its tooltip ("‹" titled "Previous page", "×" titled "Close").
+  if (!name && content && !(GLYPHS_ONLY.test(content) && clean(el.title || ""))) name = content;
   if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
   if (!name && el.title) name = clean(el.title);
   if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
@@ -178,6 +181,7 @@ function nameKind(el) {
   if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
   const role = el.getAttribute("role");
   const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || (!!role && ROLES.has(role.trim().split(/\s+/)[0]));
+  if (!strong && isScroller(el)) return "scroll";
   if (!strong && el.hasAttribute("onclick") && el.querySelector(SELECTOR)) return "container";
   if (!strong && isItemList(el)) return "list";
   return "strong";

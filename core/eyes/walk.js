@@ -19,12 +19,15 @@ const SVG_SHAPES = new Set(["path", "rect", "circle", "ellipse", "line", "polyli
 // The attributes a digest line may carry, in the order it prints them.
 const LINE_ATTRS = [
   "role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked",
-  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "href", "target",
-  "focused",
+  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "scrollable",
+  "href", "target", "focused",
 ];
 const ROW_PARENTS = new Set(["TBODY", "THEAD", "TFOOT", "TABLE", "UL", "OL", "DL"]);
 const FAR_ABOVE = 1;
 const FAR_BELOW = 2;
+// Kinds found by heuristics (a handler, a cursor, a list): a scroll container found so too is
+// listed as the scroll container it is.
+const WEAK_KINDS = new Set(["container", "list", "weak"]);
 function shortHref(el, topOrigin) {
   const raw = el.getAttribute("href");
   if (raw === null) return null;
@@ -74,6 +77,7 @@ function walk(opts) {
     return walkDocument(opts);
   } finally {
     labelScans = null;
+    handlers = null; // good for one walk only (see listeners.js)
   }
 }
 
@@ -435,9 +439,16 @@ function walkDocument(opts) {
     let kind = null;
     if (selfVisible && !far) kind = interactiveKind(el, tag, st, c);
     if (kind && c.fold) kind = null; // inside a link/button: part of its name
+    // An area a person scrolls is listed once, with what lies beyond its scrollport (unless
+    // it is a control of its own kind: a field, a link, a button).
+    let scrollOf = null;
+    if (selfVisible && !far && !c.fold && !c.name && !contents && !isRoot && clipsOverflow(st) && (kind === null || WEAK_KINDS.has(kind)) && isScroller(el, st)) {
+      scrollOf = kind;
+      kind = "scroll";
+    }
 
     if (kind) {
-      describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c);
+      describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c, scrollOf);
     } else {
       if (tag === "LABEL" && el.control && !c.name) {
         const ctl = el.control;
@@ -490,6 +501,7 @@ function walkDocument(opts) {
     // A control with its own handler inside a clickable row or card (a trash icon on a
     // message) is a target of its own; a pointer cursor there may be the row's.
     if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : isItemList(el) ? "list" : "weak";
+    if (handlers && handlerTarget(el, st)) return isItemList(el) ? "list" : "weak";
     if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
     if (c.inInteractive) return null;
     const tabindex = el.getAttribute("tabindex");
@@ -501,7 +513,8 @@ function walkDocument(opts) {
     return null;
   }
 
-  function describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c) {
+  // scrollOf: for a scroll container ("scroll"), the kind it would have had otherwise.
+  function describe(el, tag, st, kind, cc, x, y, w, h, dist, above, c, scrollOf) {
     const index = indexOf(el);
     interactiveSeen++;
     const rec = {
@@ -535,6 +548,13 @@ function walkDocument(opts) {
       cc.inInteractive = true;
       cc.itemsOf = el;
       walkChildren(el, cc);
+    } else if (kind === "scroll") {
+      // Its content is listed as the page's own, clipped to the scrollport (cc.clip).
+      if (scrollOf === "container" || scrollOf === "list") cc.inInteractive = true;
+      if (scrollOf === "list") cc.itemsOf = el;
+      const root = rootOf(el);
+      if (root) rootsWalked.add(root);
+      walkChildren(root || el, root ? Object.assign(cc, { shadow: true }) : cc);
     } else {
       // A tree item or menu item holding its nested group: named by its own label, and the
       // group's items walked after it as elements of their own.
@@ -631,6 +651,11 @@ function walkDocument(opts) {
       if (el.target === "_blank") a.target = "_blank";
     }
     if (rec.focused) a.focused = "";
+    let scrollNoteText = "";
+    if (kind === "scroll") {
+      a.scrollable = "";
+      scrollNoteText = scrollNote(scrollBeyond(el, st), index);
+    }
     if (rec.sensitive) signalField(rec.sensitive, el, index, name, c.frame, c.shadow);
     // A control inside a CAPTCHA widget is part of the CAPTCHA (the policy refuses clicks
     // on it); not printed in the line, only carried in the element's facts.
@@ -650,6 +675,7 @@ function walkDocument(opts) {
     const mark = (rec.isNew ? "*" : "") + (rec.inView ? "" : "~");
     const nameText = esc(name);
     rec.line = `${mark}[${index}]<${rec.tag}${attrs}>${nameText}${nameText ? `</${rec.tag}>` : ""}`;
+    if (scrollNoteText) rec.line += scrollNoteText;
     entry.s = rec.line;
     lastName = name;
     if (group && !c.name) visit(group, groupCtx);
@@ -701,8 +727,19 @@ function walkDocument(opts) {
     const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
     const oy = y + el.clientTop + parseFloat(st.paddingTop);
     const box = intersect(cc.clip, ox, oy, el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight), el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom));
+    // Inside a frame mapped by its quads (scaled, rotated...): the inner document's points
+    // move by its content box's offset in the holder's own coordinates, then through the
+    // holder's map; a translation in top-level coordinates alone would misplace them.
+    let m = null;
+    if (cc.m) {
+      const b = el.getBoundingClientRect();
+      const dx = b.left + el.clientLeft + parseFloat(st.paddingLeft);
+      const dy = b.top + el.clientTop + parseFloat(st.paddingTop);
+      const p = cc.m;
+      m = [p[0], p[1], p[0] * dx + p[1] * dy + p[2], p[3], p[4], p[3] * dx + p[4] * dy + p[5]];
+    }
     const fc = {
-      doc: inner, view, ox, oy, m: null, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
+      doc: inner, view, ox, oy, m, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
       st: null, name: null, fold: false, suppress: false, frame: inner.URL, shadow: false,
       cursor: "auto", inInteractive: false, dist: cc.dist, above: cc.above, far: false,
     };

@@ -40,7 +40,7 @@ PLAN_ENDED_ANSWER = "scripted plan ended"
 
 # [12]<button type=submit>Book now</button>, optionally prefixed by * (new) or ~ (off-screen);
 # anything after the closing tag (a state note) is not part of the name.
-_ELEMENT = re.compile(
+ELEMENT_LINE = re.compile(
     r"""^\s*(?P<marks>[*~]*)\s*\[(?P<index>\d+)\]
     <(?P<tag>[A-Za-z][\w-]*)(?P<attrs>(?:[^>"]|"[^"]*")*)>
     (?P<name>.*?)
@@ -157,7 +157,7 @@ def parse_digest(state: str) -> list[DigestElement]:
     """The interactive elements of a ``<browser_state>`` digest, in reading order."""
     found: list[DigestElement] = []
     for line in state.splitlines():
-        match = _ELEMENT.match(line)
+        match = ELEMENT_LINE.match(line)
         if match:
             found.append(
                 DigestElement(

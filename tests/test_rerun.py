@@ -1,0 +1,230 @@
+"""``handrail rerun``: a recorded run repeated on a live site, through the real agent loop,
+gates, hands and log, in real Chromium; the model path uses the real SDK against the fake
+Messages API (which counts requests).
+
+The parcel fixture sites (tests/site/rerun/) share their paths, so a rerun rebased from the
+original onto a variant sees the same pages, changed: a renamed button, fields moved (and
+re-indexed), a new interstitial page; and a sign-in page for secrets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.audit import read_log, verify
+from core.demo import DemoSite, start_demo_site
+from core.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    HumanRequest,
+    HumanResponse,
+    RunFinished,
+)
+from core.rerun.session import Rerun, run_rerun
+from core.session import RunSettings, run_session
+from tests.fake_anthropic import FakeAnthropic
+from tests.site_server import SITE_ROOT, FixtureSite
+from tui.cli import build_parser
+from tui.console import ConsoleSupervisor
+from tui.demo import demo_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+PARCELS = SITE_ROOT / "rerun"
+MODEL = "anthropic:claude-sonnet-5-5"
+PARCEL_PLAN = [
+    {"tool": "type", "target": "Recipient", "input": {"text": "Ada Lovelace"}},
+    {"tool": "type", "target": "City", "input": {"text": "Lyon"}},
+    {"tool": "click", "target": "Continue to delivery"},
+    {"tool": "select_option", "target": "Speed", "input": {"option": "Express"}},
+    {"tool": "click", "target": "Place order"},
+    {"tool": "finish", "input": {"success": True, "answer": "The parcel is ordered."}},
+]
+SIGN_IN_PLAN = [
+    {"tool": "type", "target": "Email", "input": {"text": "ada@example.org"}},
+    {"tool": "type", "target": "Password", "input": {"text": "<secret:PW>"}},
+    {"tool": "click", "target": "Sign in"},
+    {"tool": "finish", "input": {"success": True, "answer": "Signed in."}},
+]
+PASSWORD = "correct-horse-7"
+
+
+@dataclass
+class Person:
+    """Approves every action and hands every page back at once; remembers what it saw."""
+
+    asked: list[ApprovalRequest] = field(default_factory=list)
+    handed: list[HumanRequest] = field(default_factory=list)
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.asked.append(request)
+        return ApprovalDecision("approved")
+
+    async def human(self, request: HumanRequest) -> HumanResponse:
+        self.handed.append(request)
+        return "resume"
+
+
+def settings_for(tmp: Path, name: str, **kw: Any) -> RunSettings:
+    base: dict[str, Any] = {
+        "task": "Send a parcel to Ada Lovelace in Lyon, express.",
+        "approve": "none",
+        "headless": True,
+        "profile": tmp / f"profile-{name}",
+        "audit_dir": tmp / f"logs-{name}",
+        "allow_domains": ("127.0.0.1",),
+        "screenshots": False,
+    }
+    base.update(kw)
+    return RunSettings(**base)
+
+
+def record(tmp: Path, site: FixtureSite, plan: list[dict[str, Any]], **kw: Any) -> Path:
+    """Run ``plan`` (a scripted plan) on ``site`` and return its audit log."""
+    plan_file = tmp / "plan.jsonl"
+    plan_file.write_text("".join(json.dumps(step) + "\n" for step in plan))
+    settings = settings_for(
+        tmp, "recorded", start_url=site.url("/start.html"), model_spec=f"scripted:{plan_file}", **kw
+    )
+    finished = asyncio.run(run_session(settings, supervisor=Person()))
+    assert finished.outcome == "success", finished.reason
+    (log,) = (tmp / "logs-recorded").glob("*.jsonl")
+    return log
+
+
+def rerun_on(
+    tmp: Path,
+    log: Path,
+    origin: str,
+    *,
+    model: str = MODEL,
+    person: Person | None = None,
+    **kw: Any,
+) -> RunFinished:
+    rerun = Rerun.load(log, [origin])
+    settings = rerun.settings(settings_for(tmp, "rerun", model_spec=model, **kw))
+
+    async def go() -> RunFinished:
+        finished, _plan = await run_rerun(rerun, settings, supervisor=person or Person())
+        return finished
+
+    return asyncio.run(go())
+
+
+def rerun_log(tmp: Path) -> list[dict[str, Any]]:
+    (log,) = (tmp / "logs-rerun").glob("*.jsonl")
+    assert verify(log).ok, verify(log).summary()
+    return read_log(log).records
+
+
+def rounds(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["type"] == "round"]
+
+
+def click_named(name: str) -> Any:
+    """A fake model that clicks the element named ``name`` in the state it is sent."""
+
+    def respond(body: dict[str, Any]) -> Any:
+        text = json.dumps(body["messages"][-1], ensure_ascii=False)
+        found = re.findall(r"\[(\d+)\]<\w+[^>]*>" + re.escape(name) + "<", text)
+        assert found, f"{name!r} is not in the state sent to the model"
+        from tests.fake_anthropic import MessageReply, tool_use_block
+
+        call = {"index": int(found[-1]), "reason": f"{name} does what the step meant."}
+        return MessageReply([tool_use_block("click", call, "toolu_fake_click")], "tool_use")
+
+    return respond
+
+
+@pytest.fixture(scope="module")
+def parcel_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The parcel order, recorded once on the original site."""
+    tmp = tmp_path_factory.mktemp("parcel-recording")
+    site = FixtureSite(root=PARCELS / "original")
+    try:
+        return record(tmp, site, PARCEL_PLAN)
+    finally:
+        site.stop()
+
+
+@pytest.fixture
+def variant(request: pytest.FixtureRequest) -> Iterator[FixtureSite]:
+    site = FixtureSite(root=PARCELS / request.param)
+    yield site
+    site.stop()
+
+
+def ordered(site: FixtureSite) -> dict[str, list[str]]:
+    (post,) = site.posts("/order")
+    return post.form
+
+
+# -- the demo, repeated on a fresh site ---------------------------------------------------------
+
+
+@pytest.fixture
+def demo_sites() -> Iterator[tuple[DemoSite, DemoSite]]:
+    first, second = start_demo_site(), start_demo_site()
+    yield first, second
+    first.stop()
+    second.stop()
+
+
+def test_the_demo_rerun_reaches_the_same_hand_over_without_the_model(
+    tmp_path: Path,
+    demo_sites: tuple[DemoSite, DemoSite],
+    fake: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded_site, fresh_site = demo_sites
+    args = build_parser().parse_args(
+        ["demo", "--headless", "--approve", "none", "--no-tui", "--audit-dir", str(tmp_path / "d")]
+    )
+    with monkeypatch.context() as m:
+        m.delenv("ANTHROPIC_API_KEY")  # the demo's own scripted plan, not the fake model
+        settings = demo_settings(args, site_url=recorded_site.url, work=tmp_path)
+    first = asyncio.run(run_session(settings, supervisor=ConsoleSupervisor(interactive=False)))
+    assert (first.outcome, first.exit_code) == ("human_needed", 3)
+    (log,) = (tmp_path / "d").glob("*.jsonl")
+
+    finished = _rerun_noninteractive(tmp_path, log, fresh_site.url)
+
+    assert (finished.outcome, finished.exit_code) == ("human_needed", 3)
+    assert "payment" in finished.reason and fresh_site.url.rstrip("/") in finished.reason
+    assert fake.message_bodies == []
+    (was,), (now,) = recorded_site.state()["bookings"], fresh_site.state()["bookings"]
+    assert now["passenger"] == was["passenger"]
+    assert now["journey_id"] == was["journey_id"]
+    assert now["status"] == "details_given"
+    records = rerun_log(tmp_path)
+    source = read_log(log).records
+    assert records[0]["rerun_of"]["run_id"] == source[0]["run_id"]
+    assert records[0]["rerun_of"]["head"] == _last_line_hash(log)
+    assert {r["decided_by"] for r in rounds(records) if r.get("action")} == {"replayed"}
+
+
+def _rerun_noninteractive(tmp: Path, log: Path, origin: str) -> RunFinished:
+    rerun = Rerun.load(log, [origin])
+    settings = rerun.settings(settings_for(tmp, "rerun", model_spec=MODEL, allow_domains=()))
+
+    async def go() -> RunFinished:
+        finished, _plan = await run_rerun(
+            rerun, settings, supervisor=ConsoleSupervisor(interactive=False)
+        )
+        return finished
+
+    return asyncio.run(go())
+
+
+def _last_line_hash(log: Path) -> str:
+    import hashlib
+
+    last = log.read_bytes().rstrip(b"\n").split(b"\n")[-1]
+    return hashlib.sha256(last).hexdigest()

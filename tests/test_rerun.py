@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +31,7 @@ from core.events import (
     HumanResponse,
     RunFinished,
 )
-from core.rerun.session import Rerun, run_rerun
+from core.rerun.session import NO_MODEL, Rerun, run_rerun
 from core.session import RunSettings, run_session
 from tests.fake_anthropic import FakeAnthropic
 from tests.site_server import SITE_ROOT, FixtureSite
@@ -40,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PARCELS = SITE_ROOT / "rerun"
 MODEL = "anthropic:claude-sonnet-5-5"
 PARCEL_PLAN = [
+    {"tool": "navigate", "input": {"url": "{origin}/start.html"}},
     {"tool": "type", "target": "Recipient", "input": {"text": "Ada Lovelace"}},
     {"tool": "type", "target": "City", "input": {"text": "Lyon"}},
     {"tool": "click", "target": "Continue to delivery"},
@@ -89,7 +93,8 @@ def settings_for(tmp: Path, name: str, **kw: Any) -> RunSettings:
 def record(tmp: Path, site: FixtureSite, plan: list[dict[str, Any]], **kw: Any) -> Path:
     """Run ``plan`` (a scripted plan) on ``site`` and return its audit log."""
     plan_file = tmp / "plan.jsonl"
-    plan_file.write_text("".join(json.dumps(step) + "\n" for step in plan))
+    lines = "".join(json.dumps(step) + "\n" for step in plan)
+    plan_file.write_text(lines.replace("{origin}", site.origin))
     settings = settings_for(
         tmp, "recorded", start_url=site.url("/start.html"), model_spec=f"scripted:{plan_file}", **kw
     )
@@ -228,3 +233,202 @@ def _last_line_hash(log: Path) -> str:
 
     last = log.read_bytes().rstrip(b"\n").split(b"\n")[-1]
     return hashlib.sha256(last).hexdigest()
+
+
+# -- changed sites: the model only for the broken step ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "broken", "fix"),
+    [
+        ("renamed", 1, "Next: delivery options"),
+        ("moved", 0, None),
+        ("interstitial", 1, "I understand"),
+    ],
+    indirect=["variant"],
+)
+def test_a_changed_site_asks_the_model_only_for_the_broken_step(
+    tmp_path: Path,
+    parcel_log: Path,
+    variant: FixtureSite,
+    broken: int,
+    fix: str | None,
+    fake: FakeAnthropic,
+) -> None:
+    if fix is not None:
+        fake.respond_with(click_named(fix))
+    finished = rerun_on(tmp_path, parcel_log, variant.origin)
+    assert (finished.outcome, finished.exit_code) == ("success", 0), finished.reason
+    assert len(fake.message_bodies) == broken
+    form = ordered(variant)
+    assert (form["recipient"], form["city"], form["speed"]) == (
+        ["Ada Lovelace"],
+        ["Lyon"],
+        ["Express"],
+    )
+    decided = [r["decided_by"] for r in rounds(rerun_log(tmp_path))]
+    assert decided.count("model") == broken
+    assert decided.count("replayed") == len(PARCEL_PLAN) - (
+        1 if fix == "Next: delivery options" else 0
+    )
+
+
+def test_after_the_model_the_recorded_steps_resume_and_say_which_it_did(
+    tmp_path: Path, parcel_log: Path, fake: FakeAnthropic
+) -> None:
+    site = FixtureSite(root=PARCELS / "renamed")
+    try:
+        fake.respond_with(click_named("Next: delivery options"))
+        finished = rerun_on(tmp_path, parcel_log, site.origin)
+    finally:
+        site.stop()
+    assert finished.exit_code == 0
+    (body,) = fake.message_bodies
+    told = json.dumps(body["messages"][-1], ensure_ascii=False)
+    assert "Continue to delivery" in told and "Next: delivery options" in told
+    records = rounds(rerun_log(tmp_path))
+    source = [r["round"] for r in rounds(read_log(parcel_log).records)]
+    assert [(r["decided_by"], r["source_round"]) for r in records] == [
+        ("replayed", source[0]),
+        ("replayed", source[1]),
+        ("replayed", source[2]),
+        ("model", source[3]),  # the renamed button: the model clicked it
+        ("replayed", source[4]),  # the recorded steps take over again on the next page
+        ("replayed", source[5]),
+        ("replayed", source[6]),
+    ]
+    assert f"The model did what recorded round(s) {source[3]} did" in records[4]["action"]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("variant", "step", "what"),
+    [
+        ("renamed", 3, "no <button> named 'Continue to delivery'"),
+        ("interstitial", 4, "no <select> named 'Speed'"),
+    ],
+    indirect=["variant"],
+)
+def test_without_a_model_a_broken_step_stops_with_exit_1_naming_it(
+    tmp_path: Path, parcel_log: Path, variant: FixtureSite, step: int, what: str
+) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli",
+            "rerun",
+            str(parcel_log),
+            "--rebase",
+            variant.origin,
+            "--no-tui",
+            "--approve",
+            "none",
+            "--headless",
+            "--no-screenshots",
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out[-3000:]
+    recorded = rounds(read_log(parcel_log).records)[step]
+    assert f"The rerun stopped at recorded round {recorded['round']} " in out
+    assert what in out
+    assert not variant.posts("/order")  # nothing past the broken step was done
+
+
+# -- asking, as in a live run -----------------------------------------------------------------
+
+
+def test_in_ask_mode_every_replayed_page_changing_step_asks(
+    tmp_path: Path, parcel_log: Path
+) -> None:
+    site = FixtureSite(root=PARCELS / "original")
+    person = Person()
+    try:
+        finished = rerun_on(
+            tmp_path, parcel_log, site.origin, model=NO_MODEL, approve="ask", person=person
+        )
+    finally:
+        site.stop()
+    assert finished.exit_code == 0, finished.reason
+    recorded = rounds(read_log(parcel_log).records)
+    asked = [(r.action.name, r.action.reason) for r in person.asked]
+    # Every step but finish changes the page: each asked, none was let through on the
+    # strength of the recorded approval.
+    assert [name for name, _ in asked] == [r["action"]["name"] for r in recorded[:-1]]
+    assert all(reason.startswith("Repeating round ") for _, reason in asked)
+    recorded_url = recorded[0]["action"]["params"]["url"]
+    assert f"recorded URL {recorded_url}, rebased onto {site.url('/start.html')}" in asked[0][1]
+    assert all(r["approval"]["by"] == "person" for r in rounds(rerun_log(tmp_path))[:-1])
+
+
+# -- secrets ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sign_in_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A sign-in recorded with the secret PW, typed as <secret:PW> on 127.0.0.1."""
+    tmp = tmp_path_factory.mktemp("sign-in-recording")
+    site = FixtureSite(root=PARCELS / "login")
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("HANDRAIL_TEST_PW", PASSWORD)
+        try:
+            log = record(tmp, site, SIGN_IN_PLAN, secrets=("PW=HANDRAIL_TEST_PW@127.0.0.1",))
+            (post,) = site.posts("/signed-in")
+            assert post.form["password"] == [PASSWORD]
+            yield log
+        finally:
+            site.stop()
+
+
+def test_a_secret_step_stops_when_the_secret_is_not_configured(
+    tmp_path: Path, sign_in_log: Path
+) -> None:
+    site = FixtureSite(root=PARCELS / "login")
+    try:
+        finished = rerun_on(tmp_path, sign_in_log, site.origin, model=NO_MODEL)
+        assert not site.posts("/signed-in")
+    finally:
+        site.stop()
+    assert finished.exit_code == 1
+    password_round = rounds(read_log(sign_in_log).records)[1]["round"]
+    assert f"recorded round {password_round} " in finished.answer
+    assert "no secret PW is configured now; pass --secret PW=ENVVAR" in finished.answer
+
+
+@pytest.mark.parametrize(("host", "fills"), [("127.0.0.1", True), ("127.0.0.2", False)])
+def test_a_secret_step_fills_only_on_the_secrets_host(
+    tmp_path: Path, sign_in_log: Path, monkeypatch: pytest.MonkeyPatch, host: str, fills: bool
+) -> None:
+    monkeypatch.setenv("HANDRAIL_TEST_PW", PASSWORD)
+    site = FixtureSite(host, root=PARCELS / "login")
+    try:
+        finished = rerun_on(
+            tmp_path,
+            sign_in_log,
+            site.origin,
+            model=NO_MODEL,
+            secrets=("PW=HANDRAIL_TEST_PW@127.0.0.1",),
+        )
+        posts = site.posts("/signed-in")
+    finally:
+        site.stop()
+    if fills:
+        assert finished.exit_code == 0, finished.reason
+        assert posts[0].form["password"] == [PASSWORD]
+    else:
+        assert finished.exit_code == 1
+        assert "<secret:PW> may not be used on '127.0.0.2'" in finished.answer
+        assert not posts
+    (log,) = (tmp_path / "logs-rerun").glob("*.jsonl")
+    assert PASSWORD not in log.read_text()

@@ -432,3 +432,82 @@ def test_a_secret_step_fills_only_on_the_secrets_host(
         assert not posts
     (log,) = (tmp_path / "logs-rerun").glob("*.jsonl")
     assert PASSWORD not in log.read_text()
+
+
+# -- the observatory ------------------------------------------------------------------------
+
+
+async def test_the_observatory_marks_each_round_and_shows_the_recorded_step_beside_it(
+    tmp_path: Path, parcel_log: Path, fake: FakeAnthropic
+) -> None:
+    from tests.test_tui_driver import wait_until
+    from tui.app import HandrailApp
+
+    fake.respond_with(click_named("Next: delivery options"))
+    site = FixtureSite(root=PARCELS / "renamed")
+    rerun = Rerun.load(parcel_log, [site.origin])
+    settings = rerun.settings(settings_for(tmp_path, "rerun", model_spec=MODEL))
+
+    async def start(sink: Any, supervisor: Any) -> RunFinished:
+        finished, _plan = await run_rerun(rerun, settings, supervisor=supervisor, sinks=[sink])
+        return finished
+
+    app = HandrailApp(start, config_dir=tmp_path / "config", persist_theme=False)
+    try:
+        async with app.run_test(size=(160, 44)) as pilot:
+            await wait_until(
+                pilot,
+                lambda: app.run_screen is not None and app.run_screen.run_view.finished is not None,
+                timeout=90,
+            )
+            screen = app.run_screen
+            assert screen is not None
+            labels = [
+                screen.timeline.source.row(i).label for i in range(len(screen.timeline.source))
+            ]
+            assert [label.split(" · ")[0] for label in labels] == [
+                "replayed", "replayed", "replayed", "model", "replayed", "replayed", "replayed"
+            ]  # fmt: skip
+            screen.timeline.focus()
+            await pilot.press("home", "down", "down", "down")  # the fourth round
+            await pilot.pause()
+            shown = screen.panes.pane("model").plain
+            recorded = rounds(read_log(parcel_log).records)[3]
+            assert f"recorded round {recorded['round']} (model now)" in shown
+            assert "Continue to delivery" in shown  # the recorded target...
+            assert "Next: delivery options" in screen.panes.pane("digest").plain  # ...and now
+    finally:
+        site.stop()
+
+
+async def test_replaying_a_rerun_log_shows_the_recorded_rounds_from_its_source(
+    tmp_path: Path, parcel_log: Path
+) -> None:
+    from tests.test_tui_driver import wait_until
+    from tui.replay import ReplayApp
+
+    site = FixtureSite(root=PARCELS / "moved")
+    try:
+        rerun = Rerun.load(parcel_log, [site.origin])
+        settings = rerun.settings(settings_for(tmp_path, "rerun", model_spec=NO_MODEL))
+        finished, _plan = await run_rerun(rerun, settings, supervisor=Person())
+    finally:
+        site.stop()
+    assert finished.exit_code == 0
+    (log,) = (tmp_path / "logs-rerun").glob("*.jsonl")
+    app = ReplayApp(log, config_dir=tmp_path / "config", persist_theme=False)
+    async with app.run_test(size=(160, 44)) as pilot:
+        await wait_until(
+            pilot, lambda: app.replay_screen is not None and app.replay_screen.scan_done
+        )
+        screen = app.replay_screen
+        assert screen is not None
+        rows = [screen.rows.row(i) for i in range(len(screen.rows))]
+        assert sum(row.label.startswith("replayed · ") for row in rows) == len(PARCEL_PLAN)
+        screen.timeline.focus()
+        await pilot.press("home", "down", "down")  # run_start, then the second round
+        await pilot.pause()
+        recorded = rounds(read_log(parcel_log).records)[1]
+        shown = screen.panes.pane("model").plain
+        assert f"recorded round {recorded['round']} (replayed now)" in shown
+        assert recorded["element"].lstrip("*~") in shown

@@ -344,14 +344,7 @@ def _summary(step: RecordedStep, target: Entry | None, skipped: list[int]) -> st
 
 
 def _view(step: RecordedStep) -> RecordedView:
-    return RecordedView(
-        round=step.round,
-        url=step.url,
-        observation=step.observation,
-        action=step.action_json(),
-        result=dict(step.result),
-        element=step.element,
-    )
+    return step.view()
 
 
 def _rounds(numbers: Sequence[int]) -> str:

@@ -17,6 +17,7 @@ from core.audit.chain import line_hash
 from core.audit.reader import read_log
 from core.audit.verify import verify
 from core.events import RerunOf
+from core.model.base import RecordedView
 
 
 class RerunError(Exception):
@@ -48,6 +49,16 @@ class RecordedStep:
 
     def action_json(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params), "reason": self.reason}
+
+    def view(self) -> RecordedView:
+        return RecordedView(
+            round=self.round,
+            url=self.url,
+            observation=self.observation,
+            action=self.action_json(),
+            result=dict(self.result),
+            element=self.element,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +133,21 @@ def load_recorded(path: Path) -> RecordedRun:
         skipped=tuple(skipped),
         ending=ending,
     )
+
+
+def source_views(rerun_of: Mapping[str, Any] | None) -> dict[int, RecordedView]:
+    """A rerun log's recorded rounds by number, read from ``rerun_of["log"]`` when that file
+    is still the one the rerun repeated (its last record hashes to ``rerun_of["head"]``);
+    empty otherwise. Never raises."""
+    if not rerun_of or not isinstance(rerun_of.get("log"), str):
+        return {}
+    try:
+        recorded = load_recorded(Path(rerun_of["log"]))
+    except (RerunError, OSError):
+        return {}
+    if recorded.head != rerun_of.get("head"):
+        return {}
+    return {step.round: step.view() for step in recorded.steps}
 
 
 def _step_of(record: Mapping[str, Any]) -> RecordedStep | str:

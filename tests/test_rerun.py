@@ -511,3 +511,88 @@ async def test_replaying_a_rerun_log_shows_the_recorded_rounds_from_its_source(
         shown = screen.panes.pane("model").plain
         assert f"recorded round {recorded['round']} (replayed now)" in shown
         assert recorded["element"].lstrip("*~") in shown
+
+
+# -- finding a target again: the rules, on digests ------------------------------------------
+
+
+def _state(url: str, *lines: str) -> str:
+    return "\n".join(["<browser_state>", f"URL: {url}", "Title: t", "", *lines, "</browser_state>"])
+
+
+RECORDED = _state(
+    "http://shop.test/cart",
+    "Blue mug",
+    "[4]<button type=button>Remove</button>",
+    "Red mug",
+    "[5]<button type=button>Remove</button>",
+    "[6]<button type=submit>Check out</button>",
+)
+
+
+def _fit(index: int, *lines: str, url: str = "http://shop.test/cart") -> Any:
+    from core.rerun import Rebase, find_target, read_digest, recorded_entry
+
+    line = next(e.element.line for e in read_digest(RECORDED).entries if e.element.index == index)
+    recorded = recorded_entry(line, RECORDED)
+    assert recorded is not None
+    return find_target(
+        recorded, "http://shop.test/cart", read_digest(_state(url, *lines)), Rebase()
+    )
+
+
+def test_twins_are_told_apart_by_the_text_before_them_even_when_reordered() -> None:
+    fit = _fit(
+        5,
+        "Red mug",
+        "[40]<button type=button>Remove</button>",
+        "Blue mug",
+        "[41]<button type=button>Remove</button>",
+    )
+    assert fit.found is not None and fit.found.element.index == 40
+
+
+def test_a_new_twin_of_the_target_makes_the_step_not_fit() -> None:
+    fit = _fit(
+        6,
+        "[50]<button type=submit>Check out</button>",
+        "Sponsored",
+        "[51]<button type=submit>Check out</button>",
+    )
+    assert fit.found is None and "2 elements fit equally well" in fit.why
+
+
+def test_the_same_name_in_a_frame_or_on_another_page_does_not_fit() -> None:
+    framed = _fit(6, 'frame "Offers" (ads.test):', "  [60]<button type=submit>Check out</button>")
+    assert framed.found is None
+    elsewhere = _fit(6, "[61]<a href=/x>Check out</a>", url="http://shop.test/other")
+    assert elsewhere.found is None and "no <button> named 'Check out'" in elsewhere.why
+
+
+# -- the demo site on its own ---------------------------------------------------------------
+
+
+def test_demo_site_only_serves_the_site_until_ctrl_c(tmp_path: Path) -> None:
+    import signal
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "demo", "--site-only"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        with urllib.request.urlopen(url.group(0) + "api/state", timeout=10) as answer:
+            assert json.loads(answer.read())["bookings"] == []
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

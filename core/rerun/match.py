@@ -185,9 +185,12 @@ def _score(recorded: Entry, live: Entry, same_path: bool, rebase: Rebase) -> flo
     if want == have:
         score += NAME_EQUAL
     elif want and have:
-        ratio = SequenceMatcher(None, want, have).ratio()
-        if ratio >= SIMILAR_AT:
-            score += NAME_SIMILAR * ratio
+        # The cheap upper bounds first: most names on a big page are nothing alike.
+        matcher = SequenceMatcher(None, want, have)
+        if matcher.real_quick_ratio() >= SIMILAR_AT and matcher.quick_ratio() >= SIMILAR_AT:
+            ratio = matcher.ratio()
+            if ratio >= SIMILAR_AT:
+                score += NAME_SIMILAR * ratio
     for keys, weight in ((STRONG_KEYS, STRONG_ATTR), (IDENTITY_KEYS, ATTR)):
         for key in keys:
             if key not in recorded.attrs:

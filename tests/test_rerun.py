@@ -341,6 +341,7 @@ def test_without_a_model_a_broken_step_stops_with_exit_1_naming_it(
     out = done.stdout + done.stderr
     assert done.returncode == 1, out[-3000:]
     recorded = rounds(read_log(parcel_log).records)[step]
+    assert "replayed: Recorded round" in done.stdout  # the console says who decided
     assert f"The rerun stopped at recorded round {recorded['round']} " in out
     assert what in out
     assert not variant.posts("/order")  # nothing past the broken step was done

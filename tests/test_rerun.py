@@ -286,6 +286,10 @@ def test_after_the_model_the_recorded_steps_resume_and_say_which_it_did(
     (body,) = fake.message_bodies
     told = json.dumps(body["messages"][-1], ensure_ascii=False)
     assert "Continue to delivery" in told and "Next: delivery options" in told
+    # The API wants the last call's tool_result first in the turn; the note follows it.
+    kinds = [block["type"] for block in body["messages"][-1]["content"]]
+    assert kinds[0] == "tool_result"
+    assert body["messages"][-1]["content"][1]["text"].startswith("<rerun_note>")
     records = rounds(rerun_log(tmp_path))
     source = [r["round"] for r in rounds(read_log(parcel_log).records)]
     assert [(r["decided_by"], r["source_round"]) for r in records] == [
@@ -597,3 +601,43 @@ def test_demo_site_only_serves_the_site_until_ctrl_c(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_redacted_text_is_never_guessed_even_with_a_secret_configured() -> None:
+    from core.rerun import RecordedPlan, RecordedRun, RecordedStep
+    from core.secrets import Secret, Secrets
+
+    page = _state(
+        "http://shop.test/login",
+        "[1]<input type=email name=user>Email</input>",
+        "[2]<input type=password name=password>Password</input>",
+    )
+    step = RecordedStep(
+        round=3,
+        url="http://shop.test/login",
+        observation=page,
+        name="type",
+        params={"index": 2, "text": "«redacted»"},
+        reason="the password",
+        element="[2]<input type=password name=password>Password</input>",
+        result={"ok": True, "message": "typed"},
+    )
+    recorded = RecordedRun(
+        path=Path("recorded.jsonl"),
+        run_id="r1",
+        head="0" * 64,
+        task="sign in",
+        start_url=None,
+        allow_domains=(),
+        max_rounds=30,
+        steps=(step,),
+        skipped=(),
+        ending="success",
+    )
+    plan = RecordedPlan(recorded, secrets=Secrets([Secret("PW", "hunter2-x", ("shop.test",))]))
+    reply = await plan.reply(system="", messages=[{"role": "user", "content": page}], tools=[])
+    (call,) = [b for b in reply.content if b["type"] == "tool_use"]
+    assert (call["name"], call["input"]["success"]) == ("finish", False)
+    assert "recorded round 3" in call["input"]["answer"]
+    assert "a rerun never guesses it" in call["input"]["answer"]
+    assert reply.origin is not None and reply.origin.decided_by == "stopped"

@@ -313,14 +313,19 @@ class RecordedPlan:
 
 
 def _with_note(messages: Sequence[MessageParam], note: str) -> list[MessageParam]:
-    """``messages`` with ``note`` added to the last user turn, before its browser state."""
+    """``messages`` with ``note`` added to the last user turn: after its tool results (the
+    Messages API wants those first in the turn) and before its browser state."""
     out = list(messages)
     last: dict[str, Any] = dict(out[-1])
     content = last.get("content")
     blocks: list[Any] = (
         [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
     )
-    last["content"] = [{"type": "text", "text": note}, *blocks]
+    results = 0
+    while results < len(blocks) and blocks[results].get("type") == "tool_result":
+        results += 1
+    text = {"type": "text", "text": note}
+    last["content"] = [*blocks[:results], text, *blocks[results:]]
     out[-1] = cast("MessageParam", last)
     return out
 

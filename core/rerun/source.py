@@ -79,7 +79,7 @@ class RecordedRun:
 
     @property
     def source(self) -> RerunOf:
-        return RerunOf(run_id=self.run_id, head=self.head, log=str(self.path))
+        return RerunOf(run_id=self.run_id, head=self.head, log=str(self.path.resolve()))
 
 
 def load_recorded(path: Path) -> RecordedRun:

@@ -641,3 +641,52 @@ async def test_redacted_text_is_never_guessed_even_with_a_secret_configured() ->
     assert "recorded round 3" in call["input"]["answer"]
     assert "a rerun never guesses it" in call["input"]["answer"]
     assert reply.origin is not None and reply.origin.decided_by == "stopped"
+
+
+# -- in a tab pool ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pool_name() -> Iterator[str]:
+    """A pool of this test's own, stopped after it whatever happened."""
+    from core.pool import pool
+    from tui.cli import dispatch
+
+    name = f"rr{os.getpid() % 1000}"
+    yield name
+    if (pool.pool_dir(name) / "pool.sqlite3").exists():
+        dispatch(["pool", "stop", "--force", "--name", name])
+
+
+def test_a_rerun_runs_in_a_slot_of_a_tab_pool(
+    tmp_path: Path, parcel_log: Path, pool_name: str
+) -> None:
+    from core.pool import pool
+    from tui.cli import dispatch
+
+    assert dispatch(["pool", "start", "--headless", "--slots", "1", "--name", pool_name]) == 0
+    site = FixtureSite(root=PARCELS / "original")
+    try:
+        code = dispatch(
+            [
+                "rerun",
+                str(parcel_log),
+                "--rebase",
+                site.origin,
+                "--no-tui",
+                "--approve",
+                "none",
+                "--pool",
+                pool_name,
+                "--audit-dir",
+                str(tmp_path / "logs-rerun"),
+            ]
+        )
+        form = ordered(site)
+    finally:
+        site.stop()
+    assert code == 0
+    assert form["speed"] == ["Express"]
+    records = rerun_log(tmp_path)
+    (slot,) = pool.status(pool_name).slots
+    assert (slot.state, slot.run_id) == ("completed", records[0]["run_id"])

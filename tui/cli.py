@@ -502,7 +502,9 @@ def _rerun(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"handrail rerun: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    chosen_headless = not (args.headless or args.cdp_url or args.connect or has_display())
+    chosen_headless = not (
+        args.headless or args.cdp_url or args.connect or args.pool or has_display()
+    )
     if chosen_headless:
         args.headless = True
     args.task = rerun.recorded.task

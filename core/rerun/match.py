@@ -153,7 +153,7 @@ def recorded_entry(element_line: str, observation: str) -> Entry | None:
 def find_target(recorded: Entry, recorded_url: str, live: Digest, rebase: Rebase) -> Fit:
     """Where ``recorded`` (seen on ``recorded_url``) is in ``live``, if exactly one element
     fits (see the module doc for the scores)."""
-    same_path = _path(rebase.url(recorded_url)) == _path(live.url)
+    same_path = page_path(rebase.url(recorded_url)) == page_path(live.url)
     scored = [
         Candidate(entry, _score(recorded, entry, same_path, rebase))
         for entry in live.entries
@@ -165,7 +165,11 @@ def find_target(recorded: Entry, recorded_url: str, live: Digest, rebase: Rebase
     name = recorded.element.name
     if not scored or scored[0].score < FIT:
         what = f"no <{recorded.element.tag}> named {name!r}" if name else "no element like it"
-        where = "" if same_path else f" (the page is {_path(live.url)}, not {_path(recorded_url)})"
+        where = (
+            ""
+            if same_path
+            else f" (the page is {page_path(live.url)}, not {page_path(recorded_url)})"
+        )
         return Fit(None, f"{what} on this page{where}", closest)
     best = scored[0]
     rivals = [c for c in scored[1:] if c.score >= FIT and best.score - c.score < MARGIN]
@@ -197,8 +201,8 @@ def _score(recorded: Entry, live: Entry, same_path: bool, rebase: Rebase) -> flo
                 continue
             old, new = recorded.attrs[key], live.attrs.get(key)
             if key == "href":
-                old = _path(rebase.url(old)) if old else old
-                new = _path(new) if new else new
+                old = page_path(rebase.url(old)) if old else old
+                new = page_path(new) if new else new
             score += weight if old == new else -weight
     if same_path:
         score += SAME_PATH
@@ -227,7 +231,8 @@ def _attrs(text: str) -> dict[str, str]:
     return out
 
 
-def _path(url: str) -> str:
+def page_path(url: str) -> str:
+    """What "the same page" compares: the URL's path (``/`` when it has none)."""
     return urlsplit(url).path or "/"
 
 

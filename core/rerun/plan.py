@@ -28,8 +28,16 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from core.model.base import Model, ModelReply, RecordedView, ReplyOrigin
-from core.model.scripted import latest_browser_state
-from core.rerun.match import Digest, Entry, Fit, find_target, read_digest, recorded_entry
+from core.model.scripted import block_texts, latest_browser_state
+from core.rerun.match import (
+    Digest,
+    Entry,
+    Fit,
+    find_target,
+    page_path,
+    read_digest,
+    recorded_entry,
+)
 from core.rerun.rebase import Rebase
 from core.rerun.source import RecordedRun, RecordedStep
 from core.result import DENIED_BY_PERSON
@@ -184,7 +192,7 @@ class RecordedPlan:
         steps = self.recorded.steps
         for number in range(self._next + 1, min(len(steps), self._next + 1 + LOOKAHEAD)):
             step = steps[number]
-            if _path(self.rebase.url(step.url)) != _path(live.url):
+            if page_path(self.rebase.url(step.url)) != page_path(live.url):
                 continue
             choice, _why, _fit = self._try(step, live)
             if choice is not None:
@@ -301,7 +309,7 @@ class RecordedPlan:
         for block in content or ():
             if block.get("type") != "tool_result" or block.get("tool_use_id") != tool_use_id:
                 continue
-            lines = "\n".join(_texts(block.get("content", ""))).strip().splitlines()
+            lines = "\n".join(block_texts(block.get("content", ""))).strip().splitlines()
             first = lines[0] if lines else ""
             if not first.startswith("Failed ("):
                 return None
@@ -330,12 +338,6 @@ def _with_note(messages: Sequence[MessageParam], note: str) -> list[MessageParam
     return out
 
 
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    return [b.get("text", "") for b in content or () if b.get("type") == "text"]
-
-
 def _summary(step: RecordedStep, target: Entry | None, skipped: list[int]) -> str:
     result = step.result.get("message") or ""
     lines = [f"Recorded round {step.round} on {step.url}: {step.describe()}"]
@@ -354,7 +356,3 @@ def _view(step: RecordedStep) -> RecordedView:
 
 def _rounds(numbers: Sequence[int]) -> str:
     return ", ".join(str(n) for n in numbers)
-
-
-def _path(url: str) -> str:
-    return urlsplit(url).path or "/"

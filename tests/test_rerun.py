@@ -690,3 +690,17 @@ def test_a_rerun_runs_in_a_slot_of_a_tab_pool(
     records = rerun_log(tmp_path)
     (slot,) = pool.status(pool_name).slots
     assert (slot.state, slot.run_id) == ("completed", records[0]["run_id"])
+
+
+def test_an_edited_log_is_refused_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import dispatch
+
+    forged = tmp_path / "forged.jsonl"
+    text = (ROOT / "audit_logs" / "sample-demo.jsonl").read_text(encoding="utf-8")
+    forged.write_text(text.replace('"text":"Lyon"', '"text":"Lille"', 1), encoding="utf-8")
+    assert dispatch(["rerun", str(forged), "--no-tui", "--audit-dir", str(tmp_path / "logs")]) == 2
+    said = capsys.readouterr().err
+    assert "does not verify" in said and "was edited after it was written" in said
+    assert not (tmp_path / "logs").exists()  # no log, no browser: nothing ran

@@ -30,10 +30,11 @@ from core.events import (
     HumanRequest,
     HumanResponse,
     RunFinished,
+    Supervisor,
 )
 from core.rerun.session import NO_MODEL, Rerun, run_rerun
 from core.session import RunSettings, run_session
-from tests.fake_anthropic import FakeAnthropic
+from tests.fake_anthropic import FakeAnthropic, MessageReply, tool_use_block
 from tests.site_server import SITE_ROOT, FixtureSite
 from tui.cli import build_parser
 from tui.console import ConsoleSupervisor
@@ -110,7 +111,7 @@ def rerun_on(
     origin: str,
     *,
     model: str = MODEL,
-    person: Person | None = None,
+    person: Supervisor | None = None,
     **kw: Any,
 ) -> RunFinished:
     rerun = Rerun.load(log, [origin])
@@ -140,8 +141,6 @@ def click_named(name: str) -> Any:
         text = json.dumps(body["messages"][-1], ensure_ascii=False)
         found = re.findall(r"\[(\d+)\]<\w+[^>]*>" + re.escape(name) + "<", text)
         assert found, f"{name!r} is not in the state sent to the model"
-        from tests.fake_anthropic import MessageReply, tool_use_block
-
         call = {"index": int(found[-1]), "reason": f"{name} does what the step meant."}
         return MessageReply([tool_use_block("click", call, "toolu_fake_click")], "tool_use")
 
@@ -199,7 +198,8 @@ def test_the_demo_rerun_reaches_the_same_hand_over_without_the_model(
     assert (first.outcome, first.exit_code) == ("human_needed", 3)
     (log,) = (tmp_path / "d").glob("*.jsonl")
 
-    finished = _rerun_noninteractive(tmp_path, log, fresh_site.url)
+    nobody = ConsoleSupervisor(interactive=False)
+    finished = rerun_on(tmp_path, log, fresh_site.url, person=nobody, allow_domains=())
 
     assert (finished.outcome, finished.exit_code) == ("human_needed", 3)
     assert "payment" in finished.reason and fresh_site.url.rstrip("/") in finished.reason
@@ -213,19 +213,6 @@ def test_the_demo_rerun_reaches_the_same_hand_over_without_the_model(
     assert records[0]["rerun_of"]["run_id"] == source[0]["run_id"]
     assert records[0]["rerun_of"]["head"] == _last_line_hash(log)
     assert {r["decided_by"] for r in rounds(records) if r.get("action")} == {"replayed"}
-
-
-def _rerun_noninteractive(tmp: Path, log: Path, origin: str) -> RunFinished:
-    rerun = Rerun.load(log, [origin])
-    settings = rerun.settings(settings_for(tmp, "rerun", model_spec=MODEL, allow_domains=()))
-
-    async def go() -> RunFinished:
-        finished, _plan = await run_rerun(
-            rerun, settings, supervisor=ConsoleSupervisor(interactive=False)
-        )
-        return finished
-
-    return asyncio.run(go())
 
 
 def _last_line_hash(log: Path) -> str:

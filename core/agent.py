@@ -45,6 +45,7 @@ from core.events import (
     ModelReplied,
     NoSupervisor,
     Observed,
+    RerunOf,
     RoundStarted,
     RunFinished,
     RunStarted,
@@ -176,6 +177,7 @@ class Agent:
                 max_rounds=self.config.max_rounds,
                 settings=dict(self.settings),
                 audit_path=str(self.audit_path) if self.audit_path else None,
+                rerun_of=_rerun_of(self.model),
             )
         )
         try:
@@ -242,6 +244,7 @@ class Agent:
                 output=_withheld(content, parsed.action),
                 usage=dict(reply.usage),
                 duration_ms=(time.monotonic() - started) * 1000,
+                origin=reply.origin,
             )
         )
         turn = Turn(round=n, assistant=content)
@@ -801,6 +804,12 @@ def _withheld(
     if text is None:
         return tuple(subject)
     return tuple(replace_texts(list(subject), {text: withheld_mark(text)}))
+
+
+def _rerun_of(model: Model) -> RerunOf | None:
+    """The recorded run a rerun's backend repeats (``core.rerun``); None for a model."""
+    source = getattr(model, "rerun_of", None)
+    return source if isinstance(source, RerunOf) else None
 
 
 def _describe(action: Action) -> str:

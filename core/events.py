@@ -14,6 +14,7 @@ from core.result import ActionResult
 
 if TYPE_CHECKING:
     from core.audit.records import ApprovalRecord, ScreenshotRef
+    from core.model.base import ReplyOrigin
 
 RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
 HumanKind = Literal["password", "otp", "captcha", "payment", "ask_human", "dialog", "other"]
@@ -110,6 +111,22 @@ class RunStarted:
     max_rounds: int
     settings: dict[str, Any] = field(default_factory=dict)
     audit_path: str | None = None
+    rerun_of: RerunOf | None = None
+    """Set when the run repeats a recorded one (``handrail rerun``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RerunOf:
+    """The recorded run a rerun repeats: ``run_start.rerun_of`` in the rerun's own log."""
+
+    run_id: str
+    head: str
+    """SHA-256 hex of the source log's last record line (its chain head)."""
+    log: str
+    """The source log's path as given, so a replay can show the recorded rounds."""
+
+    def to_json(self) -> dict[str, str]:
+        return {"run_id": self.run_id, "head": self.head, "log": self.log}
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +160,8 @@ class ModelReplied:
     the hands have typed it into an ordinary field; :class:`ActionDone` then carries it."""
     usage: dict[str, Any] = field(default_factory=dict)
     duration_ms: float = 0.0
+    origin: ReplyOrigin | None = None
+    """A rerun's round: which recorded round it stands for, and who decided it."""
 
 
 @dataclass(frozen=True, slots=True)

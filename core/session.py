@@ -158,9 +158,12 @@ async def ready_model(settings: RunSettings, env: Mapping[str, str], *, check: b
     return model
 
 
-def check_settings(settings: RunSettings, env: Mapping[str, str]) -> Secrets:
+def check_settings(
+    settings: RunSettings, env: Mapping[str, str], *, with_model: bool = True
+) -> Secrets:
     """Everything about the configuration that needs no network and no SDK: fast, so it
-    runs before a browser starts. Returns the run's secrets; raises :class:`ConfigError`."""
+    runs before a browser starts. Returns the run's secrets; raises :class:`ConfigError`.
+    ``with_model=False``: the run has no model spec to check (a rerun without ``--model``)."""
     if not settings.task.strip():
         raise ConfigError("the task is empty: say what handrail should do")
     if settings.max_rounds < 1:
@@ -217,7 +220,8 @@ def check_settings(settings: RunSettings, env: Mapping[str, str]) -> Secrets:
     except SecretsError as exc:
         raise ConfigError(str(exc)) from exc
     try:
-        precheck(settings.model_spec, base_url=settings.base_url, env=env)
+        if with_model:
+            precheck(settings.model_spec, base_url=settings.base_url, env=env)
     except ModelConfigError as exc:
         raise ConfigError(str(exc)) from exc
     try:

@@ -43,7 +43,9 @@ class _Handler(SimpleHTTPRequestHandler):
     server: _Server
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, directory=str(SITE_ROOT), **kwargs)
+        # (request, client_address, server): the server says which folder it serves.
+        root = getattr(args[2], "root", SITE_ROOT)
+        super().__init__(*args, directory=str(root), **kwargs)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -167,6 +169,7 @@ class _Handler(SimpleHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    root: Path
     received: list[Received]
     lock: threading.Lock
     arrived: threading.Condition
@@ -174,10 +177,11 @@ class _Server(ThreadingHTTPServer):
 
 
 class FixtureSite:
-    """A fixture server on 127.0.0.1 (ephemeral port) serving tests/site."""
+    """A fixture server on 127.0.0.1 (ephemeral port) serving tests/site (or ``root``)."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", *, root: Path = SITE_ROOT) -> None:
         self._server = _Server((host, 0), _Handler)
+        self._server.root = root
         self._server.received = []
         self._server.lock = threading.Lock()
         self._server.arrived = threading.Condition(self._server.lock)

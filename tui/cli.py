@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, cast
 from tui.pool_cli import add_pool_parser, run_pool
 
 if TYPE_CHECKING:
+    from core.events import EventSink, RunFinished, Supervisor
     from core.policy import ApproveMode
-    from core.session import RunSettings
+    from core.session import PhaseSink, RunSettings
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -72,6 +73,26 @@ examples:
   handrail run "check my order status" --connect --approve risky
 """
 
+EPILOG_RERUN = """\
+how a step is found again: a candidate must have the recorded tag and role, and scores
+  +50 same accessible name (or +30 x similarity when it is at least 0.6 alike),
+  +/-20 same or other name= / href path, +/-8 same or other type, placeholder, target,
+  options, +15 on the recorded page (path), +20 same text line before it, -30 in another
+  frame. It fits when the best scores 60 or more and no other is within 15 points of it.
+
+when a step no longer fits: with --model, that round goes to the model (told the recorded
+  step, why it does not fit and the closest elements); the recorded steps resume when one
+  fits again (a later step that fits on its own recorded page means the model did the ones
+  before it). Without --model the rerun stops there: exit 1, naming the recorded round.
+
+typed text is reused; <secret:NAME> needs that secret configured now (--secret); text the
+  log keeps as «redacted» is never guessed. Recorded approvals are never reused.
+
+examples:
+  handrail rerun audit_logs/2026-12-01T09-00-00_book-a-train.jsonl --rebase http://127.0.0.1:8000
+  handrail rerun staging.jsonl --rebase https://staging.example=https://shop.example --model anthropic:claude-sonnet-5-5
+"""
+
 
 def _add_browser_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("browser")
@@ -116,64 +137,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("task", help="what handrail should do, in plain words")
     run.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
-    run.add_argument("--model", default=None, metavar="SPEC", help="model to use (see below)")
-    run.add_argument(
-        "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
-    )
-    run.add_argument(
-        "--approve",
-        choices=("ask", "risky", "none"),
-        default=None,
-        help="what waits for approval (default: ask)",
-    )
-    run.add_argument(
-        "--max-rounds", type=int, default=30, metavar="N", help="stop after N rounds (default: 30)"
-    )
-    run.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
-    _add_browser_options(run)
-    run.add_argument(
-        "--allow-domain",
-        action="append",
-        default=[],
-        metavar="HOST",
-        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
-    )
-    run.add_argument(
-        "--network",
-        choices=("strict", "documents"),
-        help="what --allow-domain guards: strict = every request (default with a secret), "
-        "documents = page and frame loads only (default otherwise)",
-    )
+    _add_run_options(run, max_rounds=30, model_help="model to use (see below)")
     run.add_argument(
         "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
     )
     run.add_argument(
-        "--secret",
-        action="append",
-        default=[],
-        metavar="NAME=ENVVAR[@HOSTS]",
-        help="a secret the model sees only as <secret:NAME>",
-    )
-    run.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
-    run.add_argument(
         "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
-    )
-    _add_audit_dir_option(run, "where run logs go")
-    _add_theme_option(run)
-    run.add_argument(
-        "--no-screenshots",
-        action="store_true",
-        help="do not save each round's screenshot (a small JPEG) in the run folder",
-    )
-    run.add_argument(
-        "--action-timeout",
-        type=float,
-        default=45.0,
-        metavar="SECONDS",
-        help="limit for one action (default: 45)",
     )
 
     add_serve_parser(sub, run)
+
+    rerun = sub.add_parser(
+        "rerun",
+        help="repeat a recorded run on the live site, asking a model only where it changed",
+        description=(
+            "Repeats the run recorded in LOG: each step's target is found again by what it "
+            "was (tag, role, name, attributes, the text before it, its frame), never by its "
+            "index. Every page-changing step still asks as --approve says; hand-overs and "
+            "--allow-domain hold as in a live run. A step that no longer fits goes to --model, "
+            "or stops the rerun (exit 1) naming it."
+        ),
+        epilog=EPILOG_RERUN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rerun.add_argument("log", type=Path, help="the recorded run's audit log (.jsonl)")
+    rerun.add_argument(
+        "--rebase",
+        action="append",
+        default=[],
+        metavar="[OLD=]ORIGIN",
+        help="repeat on ORIGIN instead of the recorded start origin (or map OLD; repeatable)",
+    )
+    _add_run_options(
+        rerun,
+        max_rounds=None,
+        model_help="model for the steps that no longer fit (default: none: stop there)",
+    )
 
     replay = sub.add_parser("replay", help="step through an audit log in the observatory")
     replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
@@ -243,6 +242,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="no browser window (default when there is no display)",
     )
     demo.add_argument("--headed", action="store_true", help="force a browser window")
+    demo.add_argument(
+        "--site-only",
+        action="store_true",
+        help="only serve the booking site, print its URL and run until Ctrl-C",
+    )
+    demo.add_argument(
+        "--port", type=int, default=0, metavar="N", help="port for the site (default: any free)"
+    )
     _add_audit_dir_option(demo, "where run logs go")
     _add_theme_option(demo)
 
@@ -260,6 +267,66 @@ def build_parser() -> argparse.ArgumentParser:
     _add_audit_dir_option(doctor, "check that run logs can be written here")
     add_pool_parser(sub)
     return parser
+
+
+def _add_run_options(
+    p: argparse.ArgumentParser, *, max_rounds: int | None, model_help: str
+) -> None:
+    """The options ``run`` and ``rerun`` share (one definition: their help cannot drift)."""
+    p.add_argument("--model", default=None, metavar="SPEC", help=model_help)
+    p.add_argument(
+        "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
+    )
+    p.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default=None,
+        help="what waits for approval (default: ask)",
+    )
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=max_rounds,
+        metavar="N",
+        help=f"stop after N rounds (default: {max_rounds or 'the recorded steps plus 10'})",
+    )
+    p.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
+    _add_browser_options(p)
+    p.add_argument(
+        "--allow-domain",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
+    )
+    p.add_argument(
+        "--network",
+        choices=("strict", "documents"),
+        help="what --allow-domain guards: strict = every request (default with a secret), "
+        "documents = page and frame loads only (default otherwise)",
+    )
+    p.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=ENVVAR[@HOSTS]",
+        help="a secret the model sees only as <secret:NAME>",
+    )
+    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
+    _add_audit_dir_option(p, "where run logs go")
+    _add_theme_option(p)
+    p.add_argument(
+        "--no-screenshots",
+        action="store_true",
+        help="do not save each round's screenshot (a small JPEG) in the run folder",
+    )
+    p.add_argument(
+        "--action-timeout",
+        type=float,
+        default=45.0,
+        metavar="SECONDS",
+        help="limit for one action (default: 45)",
+    )
 
 
 def _add_audit_dir_option(p: argparse.ArgumentParser, what: str) -> None:
@@ -350,6 +417,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return _key_export()
         if args.command == "replay":
             return _replay(args)
+        if args.command == "rerun":
+            return _rerun(args)
         if args.command == "demo":
             from tui.demo import run_demo
 
@@ -371,14 +440,16 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def settings_from_args(args: argparse.Namespace, *, interactive_default: str) -> RunSettings:
+def settings_from_args(
+    args: argparse.Namespace, *, interactive_default: str, model_spec: str | None = None
+) -> RunSettings:
     from core.model.spec import DEFAULT_SPEC
     from core.session import RunSettings
 
     return RunSettings(
         task=args.task,
         start_url=args.start_url,
-        model_spec=args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC,
+        model_spec=model_spec or args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC,
         base_url=args.base_url,
         approve=cast("ApproveMode", args.approve or interactive_default),
         max_rounds=args.max_rounds,
@@ -389,11 +460,11 @@ def settings_from_args(args: argparse.Namespace, *, interactive_default: str) ->
         profile=args.profile,
         allow_domains=tuple(args.allow_domain),
         network=args.network,
-        allow_js=args.allow_js,
+        allow_js=getattr(args, "allow_js", False),
         secrets=tuple(args.secret),
         secrets_file=args.secrets_file,
         audit_dir=args.audit_dir,
-        upload_dir=args.upload_dir,
+        upload_dir=getattr(args, "upload_dir", None),
         action_timeout=args.action_timeout,
         console_log=args.no_tui,
         screenshots=not args.no_screenshots,
@@ -418,6 +489,51 @@ def _run(args: argparse.Namespace) -> int:
         task=args.task,
         theme=args.theme,
         headless_cause=NO_DISPLAY if chosen_headless else None,
+    )
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    from core.rerun.session import NO_MODEL, Rerun, run_rerun
+    from core.session import ConfigError
+    from tui.launch import NO_DISPLAY, has_display, headless_notice, run_console, run_observatory
+
+    try:
+        rerun = Rerun.load(args.log, args.rebase)
+    except ConfigError as exc:
+        print(f"handrail rerun: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    chosen_headless = not (
+        args.headless or args.cdp_url or args.connect or args.pool or has_display()
+    )
+    if chosen_headless:
+        args.headless = True
+    args.task = rerun.recorded.task
+    args.start_url = None
+    base = settings_from_args(args, interactive_default="ask", model_spec=args.model or NO_MODEL)
+    settings = rerun.settings(base, allow_domains=args.allow_domain, max_rounds=args.max_rounds)
+
+    async def runner(
+        settings: RunSettings,
+        *,
+        supervisor: Supervisor,
+        sinks: Sequence[EventSink],
+        on_phase: PhaseSink | None = None,
+    ) -> RunFinished:
+        finished, _plan = await run_rerun(
+            rerun, settings, supervisor=supervisor, sinks=sinks, on_phase=on_phase
+        )
+        return finished
+
+    if args.no_tui:
+        if chosen_headless:
+            print(headless_notice(), file=sys.stderr)
+        return run_console(settings, runner=runner)
+    return run_observatory(
+        lambda: settings,
+        task=settings.task,
+        theme=args.theme,
+        headless_cause=NO_DISPLAY if chosen_headless else None,
+        runner=runner,
     )
 
 

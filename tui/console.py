@@ -57,8 +57,12 @@ class ConsoleReporter:
                 text = " ".join(
                     b.get("text", "") for b in event.output if b.get("type") == "text"
                 ).strip()
+                # A rerun's round says who decided it: the recording, or the model.
+                who = event.origin.decided_by if event.origin is not None else "model"
                 if text:
-                    self._print(f"  model: {_short(text, 160)}")
+                    self._print(f"  {who}: {_short(text, 160)}")
+                elif event.origin is not None:
+                    self._print(f"  {who}: recorded round {event.origin.source_round}")
             case ActionParsed():
                 if event.action is None:
                     self._print(f"  ✗ no action: {_short(event.error or '', 200)}")

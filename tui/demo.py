@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -54,10 +55,31 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
     )
 
 
+def serve_site_only(port: int) -> int:
+    """``handrail demo --site-only``: serve the booking site, print its URL, run until
+    Ctrl-C (then exit 0). A recorded demo run can be repeated against it with
+    ``handrail rerun LOG --rebase URL``."""
+    try:
+        site = start_demo_site(port=port)
+    except OSError as exc:
+        print(f"handrail demo: cannot serve on port {port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"Rail & Co is at {site.url} (Ctrl-C to stop)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("\nhandrail demo: the site stopped", file=sys.stderr)
+    finally:
+        site.stop()
+    return 0
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from tui.launch import headless_notice, run_console, run_observatory
 
-    site = start_demo_site()
+    if args.site_only:
+        return serve_site_only(args.port)
+    site = start_demo_site(port=args.port)
     work = Path(tempfile.mkdtemp(prefix="handrail-demo-"))
 
     def settings() -> RunSettings:

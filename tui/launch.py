@@ -15,8 +15,8 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from core.display import NO_DISPLAY
 from core.display import has_display as display_here
@@ -35,6 +35,20 @@ EXIT_INTERRUPTED = 130
 
 SettingsFactory = Callable[[], "RunSettings"]
 """Builds the run's settings. Called in a thread: it may import ``core.session``."""
+
+
+class Runner(Protocol):
+    """What runs the session: :func:`core.session.run_session` unless a command brings its
+    own (``rerun``). Raises ``core.session.ConfigError`` when the run cannot start."""
+
+    async def __call__(
+        self,
+        settings: RunSettings,
+        *,
+        supervisor: Supervisor,
+        sinks: Sequence[EventSink],
+        on_phase: Callable[[str], None] | None = None,
+    ) -> RunFinished: ...
 
 
 def has_display(env: Mapping[str, str] | None = None) -> bool:
@@ -57,6 +71,7 @@ def run_observatory(
     task: str,
     theme: str | None,
     headless_cause: str | None = None,
+    runner: Runner | None = None,
 ) -> int:
     """Run in the Textual observatory; returns the exit code and prints the summary.
 
@@ -75,10 +90,9 @@ def run_observatory(
         from core.pool.state import PoolFull
         from core.session import ConfigError, run_session
 
+        run = runner or run_session
         try:
-            return await run_session(
-                settings, supervisor=supervisor, sinks=[sink], on_phase=app.show_phase
-            )
+            return await run(settings, supervisor=supervisor, sinks=[sink], on_phase=app.show_phase)
         except (ConfigError, PoolFull) as exc:
             # Not a crash of the run: a setting to change. Leave the screen and say which.
             code = EXIT_POOL_FULL if isinstance(exc, PoolFull) else EXIT_USAGE
@@ -138,7 +152,7 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
     return "\n".join(lines)
 
 
-def run_console(settings: RunSettings) -> int:
+def run_console(settings: RunSettings, *, runner: Runner | None = None) -> int:
     """Run with the console supervisor; returns the exit code. Never imports textual."""
     from core.pool.state import PoolFull
     from core.session import ConfigError, run_session
@@ -151,8 +165,9 @@ def run_console(settings: RunSettings) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, main.cancel)
+        run = runner or run_session
         try:
-            finished = await run_session(
+            finished = await run(
                 settings, supervisor=ConsoleSupervisor(), sinks=[ConsoleReporter()]
             )
         except ConfigError as exc:

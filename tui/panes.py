@@ -191,15 +191,46 @@ def result_content(view: RoundView) -> Content:
     return Content("\n").join(parts)
 
 
+def recorded_content(view: RoundView) -> Content | None:
+    """A rerun's round: the recorded round beside it (action, target, result, observation)."""
+    recorded = view.recorded
+    if recorded is None:
+        if view.source_round is None:
+            return None
+        return _stack(
+            [
+                _heading(f"── recorded round {view.source_round}"),
+                dim("the source log is not at hand (run_start.rerun_of.log), or has changed"),
+            ]
+        )
+    parts = [
+        _heading(f"── recorded round {recorded.round} ({view.decided_by or 'rerun'} now)"),
+        Content(f"on {recorded.url}"),
+        highlight(pretty(recorded.action), language="json"),
+    ]
+    if recorded.element:
+        parts += [_heading("recorded target"), digest_content(recorded.element)]
+    result = result_summary(recorded.result) if recorded.result else ["(no result)"]
+    parts += [_heading("recorded result"), Content("\n".join(result))]
+    parts += [_heading("recorded observation"), digest_content(recorded.observation)]
+    return _stack(parts)
+
+
 def round_texts(view: RoundView) -> dict[str, PaneText]:
-    """The four panes' text for a round."""
+    """The four panes' text for a round; a rerun's round shows the recorded round under the
+    reply in the model pane (live and in replay)."""
     usage = view.usage or {}
     tokens = ""
     if usage:
         tokens = f"in {usage.get('input_tokens', usage.get('prompt_tokens', '?'))} / out {usage.get('output_tokens', usage.get('completion_tokens', '?'))}"
+    model = model_output_content(view.model_output)
+    recorded = recorded_content(view)
+    if recorded is not None:
+        model = _stack([model, recorded])
+        tokens = f"{view.decided_by} · {tokens}" if tokens else str(view.decided_by or "")
     return {
         "digest": PaneText(digest_content(view.digest), view.url),
-        "model": PaneText(model_output_content(view.model_output), tokens),
+        "model": PaneText(model, tokens),
         "action": PaneText(action_content(view), ""),
         "result": PaneText(result_content(view), ""),
     }

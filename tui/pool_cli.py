@@ -23,8 +23,8 @@ DEFAULT_NAME = "default"  # core.pool.state.DEFAULT_NAME, without importing it f
 
 
 def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The ``pool`` command, and ``--pool [NAME]`` on ``run`` and ``demo``."""
-    for command in ("run", "demo"):
+    """The ``pool`` command, and ``--pool [NAME]`` on ``run``, ``demo`` and ``rerun``."""
+    for command in ("run", "demo", "rerun"):
         sub.choices[command].add_argument(
             "--pool",
             nargs="?",

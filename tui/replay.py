@@ -40,6 +40,7 @@ from core.audit.records import (
     RunStartRecord,
     record_of,
 )
+from core.model.base import RecordedView
 from tui.header import HeaderFacts
 from tui.help_screen import HelpSection
 from tui.observatory import ObservatoryApp, PaletteCommand
@@ -271,6 +272,8 @@ class ReplayScreen(RoundsScreen):
         self._verify_again = False
         """--follow: lines arrived while a verification ran; verify again when it ends."""
         self.query_text = ""
+        self._source: dict[int, RecordedView] | None = None
+        """A rerun's log: the recorded rounds it repeats (read on first use)."""
         self.first_round_shown_at: float | None = None
         """``time.perf_counter()`` after the refresh that first drew a round (for the bench)."""
         self.scan_done_at: float | None = None
@@ -465,6 +468,16 @@ class ReplayScreen(RoundsScreen):
 
     # --- showing an entry ----------------------------------------------------------------
 
+    def recorded_round(self, number: int | None) -> RecordedView | None:
+        """A rerun's round: the recorded round it stands for, if the source log is at hand."""
+        if number is None or self.facts.rerun_of is None:
+            return None
+        if self._source is None:
+            from core.rerun.source import source_views
+
+            self._source = source_views(self.facts.rerun_of)
+        return self._source.get(number)
+
     def show_row(self, index: int) -> None:
         entry = self.rows.entries[index]
         item = self.index.line(entry.line) if self.index is not None else None
@@ -477,7 +490,8 @@ class ReplayScreen(RoundsScreen):
         elif entry.kind == "round":
             record = record_of(item)
             if isinstance(record, RoundRecord):
-                panes.show_round(round_view(record, entry.line))
+                recorded = self.recorded_round(record.source_round)
+                panes.show_round(round_view(record, entry.line, recorded))
                 shown = load_screenshot(self.path, record.screenshot)
             if self.first_round_shown_at is None:
                 self.call_after_refresh(self._stamp_first_round)

@@ -30,6 +30,7 @@ from core.events import (
     RunStarted,
     RunState,
 )
+from core.model.base import RecordedView
 
 Phase = Literal["observing", "thinking", "awaiting_approval", "acting", "paused", "done"]
 Meaning = Literal[
@@ -83,6 +84,11 @@ class RoundView:
     phase: Phase = "observing"
     line: int | None = None
     """Replay: the log line this round was read from (0-based)."""
+    decided_by: str | None = None
+    """A rerun's round: ``replayed``, ``model`` or ``stopped`` (None in an ordinary run)."""
+    source_round: int | None = None
+    recorded: RecordedView | None = None
+    """A rerun's round: the recorded round it stands for, shown beside the live one."""
 
     def meaning(self) -> Meaning:
         """The round's outcome in the words the colours use."""
@@ -161,6 +167,10 @@ class RunView:
                 view = self.round(event.round)
                 view.model_output = list(event.output)
                 view.usage = dict(event.usage)
+                if event.origin is not None:
+                    view.decided_by = event.origin.decided_by
+                    view.source_round = event.origin.source_round
+                    view.recorded = event.origin.recorded
                 self.tokens += usage_tokens(event.usage)
                 return view
             case ActionParsed():
@@ -233,8 +243,11 @@ def usage_tokens(usage: Mapping[str, Any]) -> int:
     return total
 
 
-def round_view(record: RoundRecord, line: int | None = None) -> RoundView:
-    """A finished round as replay shows it, from its audit-log record."""
+def round_view(
+    record: RoundRecord, line: int | None = None, recorded: RecordedView | None = None
+) -> RoundView:
+    """A finished round as replay shows it, from its audit-log record (and, for a rerun's
+    round, the recorded round it stands for, when the source log is at hand)."""
     return RoundView(
         number=record.round,
         url=record.url,
@@ -250,6 +263,9 @@ def round_view(record: RoundRecord, line: int | None = None) -> RoundView:
         duration_ms=record.duration_ms,
         phase="done",
         line=line,
+        decided_by=record.decided_by,
+        source_round=record.source_round,
+        recorded=recorded,
     )
 
 
@@ -311,14 +327,16 @@ def action_target(action: Mapping[str, Any] | None, element_line: str | None = N
 
 
 def round_label(view: RoundView) -> str:
-    """The timeline text of a round, without its number and mark."""
+    """The timeline text of a round, without its number and mark; a rerun's round starts
+    with who decided it (``replayed ·``, ``model ·``, ``stopped ·``)."""
+    by = f"{view.decided_by} · " if view.decided_by else ""
     if view.action_error is not None:
-        return "unparsable reply"
+        return f"{by}unparsable reply"
     action = view.action_json()
     if action is None:
         return STATE_LABELS.get(view.phase, view.phase) if view.phase != "done" else "no action"
     target = action_target(action, view.element_line)
-    return f"{action.get('name', '?')} {target}".strip()
+    return f"{by}{action.get('name', '?')} {target}".strip()
 
 
 def duration_text(ms: float | None) -> str:

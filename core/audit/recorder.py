@@ -94,19 +94,20 @@ class AuditRecorder:
     def __call__(self, event: Event) -> None:
         match event:
             case RunStarted():
-                self._write(
-                    {
-                        "type": "run_start",
-                        "schema": SCHEMA,
-                        "run_id": self._writer.run_id,
-                        "ts": _now_iso(),
-                        "task": event.task,
-                        "model": event.model,
-                        "settings": dict(event.settings),
-                        "browser": event.browser,
-                        "max_rounds": event.max_rounds,
-                    }
-                )
+                start: dict[str, Any] = {
+                    "type": "run_start",
+                    "schema": SCHEMA,
+                    "run_id": self._writer.run_id,
+                    "ts": _now_iso(),
+                    "task": event.task,
+                    "model": event.model,
+                    "settings": dict(event.settings),
+                    "browser": event.browser,
+                    "max_rounds": event.max_rounds,
+                }
+                if event.rerun_of is not None:
+                    start["rerun_of"] = event.rerun_of.to_json()
+                self._write(start)
             case RoundStarted():
                 self._draft(event.round)
             case Observed():
@@ -308,6 +309,9 @@ class AuditRecorder:
         }
         if parsed is not None and parsed.element_line is not None:
             record["element"] = parsed.element_line
+        if model is not None and model.origin is not None:
+            record["source_round"] = model.origin.source_round
+            record["decided_by"] = model.origin.decided_by
         if obs is not None and obs.screenshot is not None:
             record["screenshot"] = obs.screenshot.to_json()
         self._write(record)

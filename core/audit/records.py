@@ -116,6 +116,8 @@ class RunStartRecord:
     ts: str | None = None
     schema: int | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    rerun_of: Mapping[str, Any] | None = None
+    """A rerun's source: ``{"run_id", "head", "log"}``."""
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> RunStartRecord:
@@ -129,6 +131,7 @@ class RunStartRecord:
             ts=_str(rec.get("ts")),
             schema=_int(rec.get("schema")),
             settings=settings,
+            rerun_of=_dict(rec.get("rerun_of")),
         )
 
 
@@ -194,6 +197,10 @@ class RoundRecord:
     usage: Mapping[str, Any] = field(default_factory=dict)
     screenshot: ScreenshotRef | None = None
     """The page as the round observed it (None: screenshots were off, or an older log)."""
+    source_round: int | None = None
+    """A rerun's round: the recorded round it stands for (``handrail rerun``)."""
+    decided_by: str | None = None
+    """A rerun's round: ``replayed``, ``model`` or ``stopped``."""
 
     @property
     def outcome(self) -> RoundOutcome:
@@ -234,6 +241,8 @@ class RoundRecord:
             duration_ms=_duration(rec.get("timing_ms")),
             usage=_dict(rec.get("usage")) or {},
             screenshot=ScreenshotRef.from_json(rec.get("screenshot")),
+            source_round=_int(rec.get("source_round")),
+            decided_by=_str(rec.get("decided_by")),
         )
 
 

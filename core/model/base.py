@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from anthropic.types import ImageBlockParam, MessageParam, ToolParam
@@ -18,6 +18,34 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_TOKENS = 2048
 """Enough for a short thought plus one tool call; a reply is one step, not an essay."""
+
+
+DecidedBy = Literal["replayed", "model", "stopped"]
+"""Who chose a rerun round's action: the recorded step replayed as it was, the model (the
+step no longer fitted), or the rerun itself stopping because nothing could."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedView:
+    """A recorded round as a rerun showed it beside the live one (for the observatory)."""
+
+    round: int
+    url: str
+    observation: str
+    action: dict[str, Any]
+    result: dict[str, Any]
+    element: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyOrigin:
+    """Where a rerun's reply came from: written to the round record as ``source_round`` and
+    ``decided_by``. Plain model backends leave :attr:`ModelReply.origin` None."""
+
+    decided_by: DecidedBy
+    source_round: int | None
+    recorded: RecordedView | None = None
+    """The recorded round this reply stands for (None when the recorded steps ran out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +59,8 @@ class ModelReply:
     stop_reason: str | None = None
     raw: Any = None
     """The backend's own form of the reply (JSON-serialisable), for the log; may be None."""
+    origin: ReplyOrigin | None = None
+    """Set by a rerun (:mod:`core.rerun`): which recorded round this reply stands for."""
 
 
 class ModelError(Exception):

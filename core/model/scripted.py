@@ -40,7 +40,7 @@ PLAN_ENDED_ANSWER = "scripted plan ended"
 
 # [12]<button type=submit>Book now</button>, optionally prefixed by * (new) or ~ (off-screen);
 # anything after the closing tag (a state note) is not part of the name.
-_ELEMENT = re.compile(
+ELEMENT_LINE = re.compile(
     r"""^\s*(?P<marks>[*~]*)\s*\[(?P<index>\d+)\]
     <(?P<tag>[A-Za-z][\w-]*)(?P<attrs>(?:[^>"]|"[^"]*")*)>
     (?P<name>.*?)
@@ -157,7 +157,7 @@ def parse_digest(state: str) -> list[DigestElement]:
     """The interactive elements of a ``<browser_state>`` digest, in reading order."""
     found: list[DigestElement] = []
     for line in state.splitlines():
-        match = _ELEMENT.match(line)
+        match = ELEMENT_LINE.match(line)
         if match:
             found.append(
                 DigestElement(
@@ -204,7 +204,7 @@ def latest_browser_state(messages: Sequence[MessageParam]) -> str | None:
         msg: Mapping[str, Any] = message
         if msg.get("role") != "user":
             continue
-        texts = list(_texts(msg.get("content")))
+        texts = list(block_texts(msg.get("content")))
         for text in reversed(texts):
             states = _STATE.findall(text)
             if states:
@@ -213,7 +213,8 @@ def latest_browser_state(messages: Sequence[MessageParam]) -> str | None:
     return None
 
 
-def _texts(content: Any) -> Sequence[str]:
+def block_texts(content: Any) -> Sequence[str]:
+    """The text of a message's content: a string, or its text blocks and tool results."""
     if isinstance(content, str):
         return [content]
     out: list[str] = []
@@ -221,7 +222,7 @@ def _texts(content: Any) -> Sequence[str]:
         if block.get("type") == "text":
             out.append(block.get("text", ""))
         elif block.get("type") == "tool_result":
-            out.extend(_texts(block.get("content", "")))
+            out.extend(block_texts(block.get("content", "")))
     return out
 
 
@@ -297,7 +298,7 @@ class ScriptedPlan:
             if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
                 # "Failed (error): the person denied this action (...)" (format_result);
                 # only the first line is the agent's verdict, later ones may quote the page.
-                lines = "\n".join(_texts(block.get("content", ""))).strip().splitlines()
+                lines = "\n".join(block_texts(block.get("content", ""))).strip().splitlines()
                 verdict = lines[0].partition(": ")[2] if lines else ""
                 return step if verdict.startswith(DENIED_BY_PERSON) else None
         return None

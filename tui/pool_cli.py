@@ -80,6 +80,63 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action.add_argument(
             "--name", default=DEFAULT_NAME, help=f"which pool (default: {DEFAULT_NAME})"
         )
+    _add_fleet_parser(sub)
+
+
+def _add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fleet = sub.add_parser(
+        "fleet",
+        help="run the tasks of a TASKS.toml at once, each in a pool slot, in one observatory",
+        description=(
+            "Start every [[task]] of TASKS.toml at once, each in its own slot of a tab pool "
+            "(`handrail pool start` first), under one observatory: the pool screen shows "
+            "every slot and run, Enter opens a run, and every run's approvals come up in "
+            "one queue, oldest first. Keys at the top of the file are defaults for every "
+            "task; an unknown key is an error (exit code 2)."
+        ),
+        epilog=FLEET_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fleet.add_argument("tasks", type=Path, metavar="TASKS.toml", help="the tasks file")
+    fleet.add_argument(
+        "--pool", default=DEFAULT_NAME, metavar="NAME", help="which pool (default: default)"
+    )
+    fleet.add_argument("--theme", metavar="NAME", help="colour theme")
+
+
+FLEET_EPILOG = """\
+TASKS.toml:
+  model = "anthropic:claude-sonnet-4-5"     # defaults for every task
+  approve = "ask"                           # ask, risky or none
+  allow_domain = ["shop.example"]
+
+  [[task]]
+  task = "find the cheapest kettle"
+  start_url = "https://shop.example/kettles"
+
+  [[task]]
+  task = "fill in the contact form"
+  start_url = "https://shop.example/contact"
+  secrets = ["EMAIL=SHOP_EMAIL"]            # as --secret NAME=ENVVAR
+
+keys: task, start_url, model, base_url, approve, max_rounds, allow_domain, network,
+allow_js, secrets, secrets_file, audit_dir, action_timeout, screenshots (paths are read
+relative to the file's folder)
+
+exit codes: 0 every run succeeded; otherwise the most serious run's code (1 unsuccessful,
+2 configuration, 3 waited for a person, 4 pool full, 130 aborted)
+"""
+
+
+def run_fleet(args: argparse.Namespace) -> int:
+    """``handrail fleet TASKS.toml``: returns the fleet's exit code."""
+    import os
+
+    from core.model.spec import DEFAULT_SPEC
+    from tui.fleet import run_fleet_app
+
+    model = os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC
+    return run_fleet_app(args.tasks, pool=args.pool, theme=args.theme, model=model)
 
 
 def run_pool(args: argparse.Namespace) -> int:

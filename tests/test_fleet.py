@@ -3,20 +3,27 @@ one observatory; the tasks file's checks; the pool screen."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from core.fleet import load_fleet
 from core.pool import pool
+from core.session import RunSettings, run_session
 from tests.site_server import FixtureSite
 from tests.test_tui_driver import wait_until
 from tui.cli import dispatch
-from tui.fleet import FleetApp, FleetApproval, FleetRunScreen
+from tui.console import ConsoleSupervisor
+from tui.fleet import FLEET_HINT, FleetApp, FleetApproval, FleetRunScreen
+from tui.observatory import ObservatoryApp
+from tui.pool_screen import PoolRow, PoolScreen, PoolWatchApp, SlotLogScreen
 
 WAIT = 90.0  # three runs and a pool browser on a loaded two-core machine
 _names = itertools.count(1)
@@ -157,3 +164,91 @@ def test_a_value_of_the_wrong_kind_is_refused_with_its_line(tmp_path: Path) -> N
     path.write_text('[[task]]\ntask = "a"\nallow_domain = "shop.example"\n')
     with pytest.raises(Exception, match=r"line 3: allow_domain must be a list of strings"):
         load_fleet(path, pool="p", default_model="scripted:x")
+
+
+async def test_pool_without_an_action_watches_runs_started_elsewhere_from_their_logs(
+    tmp_path: Path, site: FixtureSite, name: str
+) -> None:
+    finish = tmp_path / "finish.jsonl"
+    finish.write_text(json.dumps({"tool": "finish", "input": {"success": True, "answer": "ok"}}))
+    hold = tmp_path / "hold.jsonl"
+    hold.write_text(json.dumps({"tool": "wait", "input": {"seconds": 30}, "reason": "hold"}) * 1)
+
+    def settings(task: str, plan: Path) -> RunSettings:
+        return RunSettings(
+            task=task,
+            start_url=site.url("/fleet/order.html?item=tea"),
+            model_spec=f"scripted:{plan}",
+            approve="none",
+            pool=name,
+            max_rounds=4,
+            audit_dir=tmp_path / "logs",
+        )
+
+    done = settings("finish at once", finish)
+    assert (await run_session(done, supervisor=ConsoleSupervisor())).exit_code == 0
+    held = asyncio.create_task(
+        run_session(settings("hold the slot", hold), supervisor=ConsoleSupervisor())
+    )
+    app = PoolWatchApp(name, poll_interval=0.1, config_dir=tmp_path / "config", persist_theme=False)
+    try:
+        async with app.run_test(size=(140, 44)) as pilot:
+            screen = app.pool_screen
+            assert screen is not None
+
+            def row(task: str) -> PoolRow | None:
+                return next((r for r in screen.rows if r.task == task), None)
+
+            await wait_until(
+                pilot,
+                lambda: (r := row("hold the slot")) is not None and r.round == "1/4",
+                timeout=WAIT,
+            )
+            finished = row("finish at once")
+            assert finished is not None
+            assert (finished.state, finished.round) == ("completed · success", "1/4")
+            assert row("hold the slot").state == "running"  # type: ignore[union-attr]
+            screen.table.move_cursor(row=screen.rows.index(finished))
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, SlotLogScreen), timeout=WAIT)
+            log_screen = app.screen
+            assert isinstance(log_screen, SlotLogScreen)
+            assert log_screen.path == Path(finished.key or "")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is screen, timeout=WAIT)
+    finally:
+        held.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await held
+
+
+TITLE = "pool default · 2 of 4 slots running · fleet: 1 of 3 runs done, 1 waiting for you"
+ROWS = [
+    PoolRow("1", "running", "3f2a9c01b7e4", "order a kettle", "2/30", "approve click",
+            "http://shop.example/kettles", key="3f2a9c01b7e4"),
+    PoolRow("2", "running", "a81d44e0c9f2", "fill in the contact form", "5/30", "",
+            "http://shop.example/contact", key="a81d44e0c9f2"),
+    PoolRow("3", "completed", "77c0e5d1a3b8", "compare [three] teapots", "7/30", "",
+            "http://shop.example/teapots?sort=price", key="77c0e5d1a3b8"),
+    PoolRow("4", "idle", "", "", "", "", "about:blank"),
+    PoolRow("—", "waiting", "0be9f4c2d6a7", "pool full: 4 of 4 slots running", "", "", ""),
+]  # fmt: skip
+
+
+class StillPool(ObservatoryApp):
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "observatory.tcss")
+
+    def on_mount(self) -> None:
+        self.push_screen(PoolScreen(lambda: (TITLE, ROWS), hint=FLEET_HINT))
+
+
+def test_the_pool_screen_at_120_by_40(snap_compare: Any, tmp_path: Path) -> None:
+    app = StillPool(config_dir=tmp_path, persist_theme=False)
+    assert snap_compare(app, terminal_size=(120, 40))
+
+
+def test_pool_without_an_action_for_a_pool_never_started_exits_2_naming_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert dispatch(["pool", "--name", "never-started"]) == 2
+    assert "never-started" in capsys.readouterr().err

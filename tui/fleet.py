@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 EXIT_USAGE = 2
+FLEET_HINT = "enter: open the run · q: quit · every run's approvals come up here, oldest first"
 EXIT_POOL_FULL = 4
 
 
@@ -224,7 +225,7 @@ class FleetApp(ObservatoryApp):
             self.pool_rows,
             open_run=self.open_run,
             interval=self._poll_interval,
-            hint="enter: open the run · q: quit · every run's approvals come up here in turn",
+            hint=FLEET_HINT,
         )
         self.push_screen(self.pool_screen)
         for run in self.runs:

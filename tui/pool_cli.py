@@ -43,7 +43,15 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "a finished run's page stays for you to look at or take over."
         ),
     )
-    actions = pool.add_subparsers(dest="pool_command", metavar="ACTION", required=True)
+    pool.add_argument(
+        "--name",
+        dest="pool_name",
+        default=None,
+        help="with no ACTION: which pool's screen to open (default: default)",
+    )
+    pool.add_argument("--theme", metavar="NAME", help="with no ACTION: colour theme")
+    # No ACTION: the pool screen, watching runs started elsewhere (read-only).
+    actions = pool.add_subparsers(dest="pool_command", metavar="ACTION", required=False)
 
     start = actions.add_parser("start", help="start (or adopt) the pool's browser and its slots")
     start.add_argument("--slots", type=int, default=12, metavar="N", help="slots (default: 12)")
@@ -77,9 +85,7 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     stop.add_argument("--force", action="store_true", help="stop even while slots are running")
 
     for action in (start, status, show, clear, stop):
-        action.add_argument(
-            "--name", default=DEFAULT_NAME, help=f"which pool (default: {DEFAULT_NAME})"
-        )
+        action.add_argument("--name", default=None, help=f"which pool (default: {DEFAULT_NAME})")
     _add_fleet_parser(sub)
 
 
@@ -144,11 +150,37 @@ def run_pool(args: argparse.Namespace) -> int:
     from core.browser import BrowserError
     from core.pool.state import PoolError
 
+    if args.pool_command is None:
+        return _watch(args.pool_name or DEFAULT_NAME, args.theme)
+    if args.pool_name is not None and args.name not in (None, args.pool_name):
+        print(
+            f"handrail pool: --name {args.pool_name} and --name {args.name} disagree; give "
+            "one --name, after the action",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    args.name = args.name or args.pool_name or DEFAULT_NAME
     try:
         return asyncio.run(_act(args))
     except (PoolError, BrowserError) as exc:
         print(f"handrail pool {args.pool_command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _watch(name: str, theme: str | None) -> int:
+    """``handrail pool [--name NAME]``: the pool screen, read-only (exit 2 for no such pool)."""
+    from core.pool.pool import status
+    from core.pool.state import PoolError, check_name
+
+    try:
+        status(check_name(name))
+    except PoolError as exc:
+        print(f"handrail pool: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from tui.pool_screen import PoolWatchApp
+
+    result = PoolWatchApp(name, theme=theme).run()
+    return result or 0
 
 
 async def _act(args: argparse.Namespace) -> int:

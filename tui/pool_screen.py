@@ -7,9 +7,11 @@ logs as ``replay --follow`` does. Enter opens the selected row's run, when there
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import astuple, dataclass
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,6 +22,8 @@ from textual.widgets import DataTable, Static
 
 from tui.footer import HandrailFooter
 from tui.help_screen import HelpSection
+from tui.observatory import ObservatoryApp
+from tui.replay import ReplayScreen
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +41,8 @@ class PoolRow:
 
 
 COLUMNS = ("slot", "state", "run", "task", "round", "waiting for you", "url")
-WIDTHS = (4, 9, 12, 28, 7, 22, 30)
+WIDTHS = (4, 10, 12, 26, 6, 18, 22)
+"""Columns fit 120 terminal columns with their padding; longer cells are cut."""
 
 RowSource = Callable[[], tuple[str, Sequence[PoolRow]]]
 """Returns the title line (the pool, its browser, counts) and the rows, oldest slot first."""
@@ -142,3 +147,141 @@ def round_text(number: int, most: int) -> str:
     if not number:
         return ""
     return f"{number}/{most}" if most else str(number)
+
+
+# --- `handrail pool`: the pool screen for runs started elsewhere ---------------------------
+
+
+class LogTail:
+    """What a run's audit log says so far, read incrementally (whole lines only: a line
+    the run is still writing is read once it is complete), as ``replay --follow`` reads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offset = 0
+        self.round = 0
+        self.max_rounds = 0
+        self.waiting = ""
+        self.outcome = ""
+
+    def poll(self) -> None:
+        """Fold in the lines added since the last poll (a missing log: nothing yet)."""
+        try:
+            with self.path.open("rb") as log:
+                log.seek(self._offset)
+                chunk = log.read()
+        except OSError:
+            return
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for raw in complete.splitlines():
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                self._fold(record)
+
+    def _fold(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if kind == "run_start":
+            self.max_rounds = int(record.get("max_rounds") or 0)
+        elif kind in ("round", "intent", "human_pause") and isinstance(record.get("round"), int):
+            self.round = max(self.round, record["round"])
+        if kind == "human_pause":
+            self.waiting = f"hand-over: {record.get('kind', 'other')}"
+        elif kind == "human_resume":
+            self.waiting = ""
+        elif kind == "run_end":
+            self.waiting, self.outcome = "", str(record.get("outcome") or "ended")
+
+
+class PoolWatch:
+    """The rows of a pool whose runs were started elsewhere: its state database joined with
+    each slot's audit log. Approvals are not in a log until answered, so only hand-overs
+    show as waiting; the approvals are answered where the run was started."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._tails: dict[str, LogTail] = {}
+
+    def rows(self) -> tuple[str, list[PoolRow]]:
+        from core.pool.pool import status
+        from core.pool.state import PoolError
+
+        try:
+            current = status(self.name)
+        except PoolError as exc:
+            return f"pool {self.name}: {exc}", []
+        rows = []
+        for slot in current.slots:
+            tail = self._tail(slot.audit_path)
+            state: str = slot.state
+            if tail is not None and tail.outcome and slot.state == "completed":
+                state = f"completed · {tail.outcome}"
+            rows.append(
+                PoolRow(
+                    str(slot.slot),
+                    state,
+                    (slot.run_id or "")[:12],
+                    " ".join((slot.task or "").split()),
+                    round_text(tail.round, tail.max_rounds) if tail else "",
+                    tail.waiting if tail and slot.state == "running" else "",
+                    slot.url,
+                    key=slot.audit_path,
+                )
+            )
+        running = sum(1 for s in current.slots if s.state == "running")
+        alive = "" if current.browser_alive else " · browser not running"
+        title = (
+            f"pool {self.name} at {current.info.endpoint}{alive} · {running} of "
+            f"{len(current.slots)} slots running · read-only"
+        )
+        return title, rows
+
+    def _tail(self, audit_path: str | None) -> LogTail | None:
+        if not audit_path:
+            return None
+        tail = self._tails.get(audit_path)
+        if tail is None:
+            tail = self._tails[audit_path] = LogTail(Path(audit_path))
+        tail.poll()
+        return tail
+
+
+class PoolWatchApp(ObservatoryApp):
+    """``handrail pool``: the pool screen, read-only; Enter follows a slot's audit log as
+    ``replay --follow`` does, Esc comes back."""
+
+    def __init__(self, name: str, *, poll_interval: float = 0.5, **options: Any) -> None:
+        super().__init__(**options)
+        self.watch_rows = PoolWatch(name)
+        self._poll_interval = poll_interval
+        self.pool_screen: PoolScreen | None = None
+
+    def on_mount(self) -> None:
+        self.pool_screen = PoolScreen(
+            self.watch_rows.rows,
+            open_run=self.open_log,
+            interval=self._poll_interval,
+            hint="enter: follow the slot's audit log · q: quit · runs are supervised where "
+            "they were started",
+        )
+        self.push_screen(self.pool_screen)
+
+    def open_log(self, audit_path: str) -> None:
+        self.push_screen(SlotLogScreen(Path(audit_path), follow=True))
+
+
+class SlotLogScreen(ReplayScreen):
+    """A slot's audit log, followed live; Esc closes the search, else goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Pool", id="pool.back"),
+    ]
+
+    def action_back(self) -> None:
+        if self.has_class("-searching"):
+            self.action_close_search()
+        else:
+            self.app.pop_screen()

@@ -252,3 +252,12 @@ def test_pool_without_an_action_for_a_pool_never_started_exits_2_naming_it(
 ) -> None:
     assert dispatch(["pool", "--name", "never-started"]) == 2
     assert "never-started" in capsys.readouterr().err
+
+
+def test_a_fleet_for_a_pool_never_started_exits_2_before_any_run(
+    tmp_path: Path, site: FixtureSite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tasks_file(tmp_path, site)
+    assert dispatch(["fleet", str(path), "--pool", "never-started"]) == 2
+    assert "no pool named 'never-started'" in capsys.readouterr().err
+    assert not (tmp_path / "logs").exists()

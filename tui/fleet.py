@@ -270,8 +270,10 @@ class FleetApp(ObservatoryApp):
         touched = run.view.apply(event)
         screen = self.screen
         if isinstance(screen, FleetRunScreen) and screen.run is run:
-            if isinstance(event, RunFinished) or touched is None:
-                screen.rows_changed() if isinstance(event, RunFinished) else screen.refresh_header()
+            if isinstance(event, RunFinished):
+                screen.rows_changed()
+            elif touched is None:
+                screen.refresh_header()
             else:
                 screen.rows_changed(changed=run.view.rounds.index(touched))
 
@@ -289,6 +291,8 @@ class FleetApp(ObservatoryApp):
     async def ask(self, run: FleetRun, screen: ModalScreen[T], waiting: str) -> T:
         """Queue a question of ``run`` and wait, with no timeout, for the person's answer.
         If the run is cancelled meanwhile, its question leaves the queue (and the screen)."""
+        if run.slot is None:
+            self.locate(run)
         answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         pending = Pending(run, screen, answer, waiting)
         self.queue.append(pending)
@@ -298,6 +302,17 @@ class FleetApp(ObservatoryApp):
             return await answer
         finally:
             self._forget(pending)
+
+    def locate(self, run: FleetRun) -> None:
+        """Find the run's slot in the pool's database (the modal names it)."""
+        from core.pool.pool import status
+        from core.pool.state import PoolError
+
+        try:
+            slots = status(self.pool).slots
+        except PoolError:
+            return
+        run.slot = next((s.slot for s in slots if s.run_id == run.run_id), run.slot)
 
     def _show_next(self) -> None:
         if self.showing is not None or not self.queue:
@@ -453,11 +468,17 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
     import sys
 
     from core.fleet import load_fleet
+    from core.pool.pool import status
+    from core.pool.state import PoolError
     from core.session import ConfigError, check_settings
     from tui.launch import summary_text
 
     try:
         fleet = load_fleet(path, pool=pool, default_model=model)
+        try:
+            status(pool)
+        except PoolError as exc:
+            raise ConfigError(str(exc)) from exc
         for number, settings in enumerate(fleet.runs, 1):
             try:
                 check_settings(settings, os.environ)

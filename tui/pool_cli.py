@@ -105,7 +105,12 @@ def _add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     fleet.add_argument("tasks", type=Path, metavar="TASKS.toml", help="the tasks file")
     fleet.add_argument(
-        "--pool", default=DEFAULT_NAME, metavar="NAME", help="which pool (default: default)"
+        "--pool",
+        nargs="?",
+        const=DEFAULT_NAME,
+        default=DEFAULT_NAME,
+        metavar="NAME",
+        help="which pool the runs claim slots of (default: default)",
     )
     fleet.add_argument("--theme", metavar="NAME", help="colour theme")
 

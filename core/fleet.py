@@ -32,6 +32,7 @@ from typing import Any, cast
 
 from core.allowlist import NetworkMode
 from core.policy import ApproveMode
+from core.secrets import Secrets
 from core.session import ConfigError, RunSettings
 
 
@@ -222,3 +223,32 @@ class _Lines:
             if number == -1 and (header == key or header.startswith(f"{key}.")):
                 return line
         return max(self.section_line(section), 1)
+
+
+class FleetSecrets(Secrets):
+    """Every fleet run's secrets, for the one operational log the fleet's process writes.
+
+    The operational log is process-wide: configured with one run's secrets, it would write
+    another run's secret values (and the text it withheld) unscrubbed. Each member is a
+    run's own ``Secrets``, shared with its agent, so text a run withholds later is scrubbed
+    here too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.members: list[Secrets] = []
+
+    def add(self, secrets: Secrets) -> None:
+        self.members.append(secrets)
+
+    def __bool__(self) -> bool:
+        return any(self.members)
+
+    def scrub(self, text: str) -> str:
+        for member in self.members:
+            text = member.scrub(text)
+        return text
+
+    def scrub_json(self, obj: Any) -> Any:
+        for member in self.members:
+            obj = member.scrub_json(obj)
+        return obj

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from core.fleet import load_fleet
+from core.fleet import FleetSecrets, load_fleet
 from core.pool import pool
+from core.secrets import Secrets
 from core.session import RunSettings, run_session
 from tests.site_server import FixtureSite
 from tests.test_tui_driver import wait_until
@@ -261,3 +262,16 @@ def test_a_fleet_for_a_pool_never_started_exits_2_before_any_run(
     assert dispatch(["fleet", str(path), "--pool", "never-started"]) == 2
     assert "no pool named 'never-started'" in capsys.readouterr().err
     assert not (tmp_path / "logs").exists()
+
+
+def test_the_fleets_one_operational_log_scrubs_every_runs_secrets() -> None:
+    first = Secrets.from_specs(["SHOP_PASSWORD=FLEET_A"], {"FLEET_A": "hunter2-first"})
+    second = Secrets.from_specs(["MAIL_TOKEN=FLEET_B"], {"FLEET_B": "tok-second-run"})
+    joined = FleetSecrets()
+    joined.add(first)
+    joined.add(second)
+    second.withhold("typed-later-text")
+    line = "typed hunter2-first then tok-second-run and typed-later-text"
+    assert "hunter2-first" not in joined.scrub(line)
+    assert "tok-second-run" not in joined.scrub_json({"k": [line]})["k"][0]
+    assert "typed-later-text" not in joined.scrub(line)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -217,10 +218,15 @@ class FleetApp(ObservatoryApp):
         self._run_workers: dict[Worker[None], FleetRun] = {}
         self._leaving = False
         self.pool_screen: PoolScreen | None = None
+        from core.fleet import FleetSecrets
+
+        self.log_secrets = FleetSecrets()
 
     # --- the runs ------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._start is None:
+            self._open_oplog()
         self.pool_screen = PoolScreen(
             self.pool_rows,
             open_run=self.open_run,
@@ -234,9 +240,25 @@ class FleetApp(ObservatoryApp):
             )
             self._run_workers[worker] = run
 
+    def _open_oplog(self) -> None:
+        """One operational log for every run (the log is process-wide), beside the first
+        run's audit logs, scrubbing every run's secrets (``core.fleet.FleetSecrets``)."""
+        from core import oplog
+
+        folder = self.runs[0].settings.audit_dir
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            oplog.configure(
+                folder / f"fleet-{stamp}-{os.getpid()}.log", console=False, secrets=self.log_secrets
+            )
+        except OSError as exc:
+            self.note(f"No operational log for this fleet: {exc}", "warning")
+            oplog.configure(None, console=False)
+
     async def _run_one(self, run: FleetRun) -> None:
         from core.pool.state import PoolFull
-        from core.session import ConfigError, run_session
+        from core.session import ConfigError, prepare, run_session
 
         def sink(event: Event) -> None:
             self.post_message(FleetEvent(run, event))
@@ -246,7 +268,15 @@ class FleetApp(ObservatoryApp):
             if self._start is not None:
                 finished = await self._start(run.settings, supervisor, sink)
             else:
-                finished = await run_session(run.settings, supervisor=supervisor, sinks=[sink])
+                prepared = await prepare(run.settings)
+                self.log_secrets.add(prepared.secrets)
+                finished = await run_session(
+                    run.settings,
+                    supervisor=supervisor,
+                    sinks=[sink],
+                    prepared=prepared,
+                    configure_oplog=False,
+                )
         except PoolFull as exc:
             run.problem, run.exit_code = str(exc), EXIT_POOL_FULL
         except ConfigError as exc:
@@ -464,7 +494,6 @@ def _one_line(text: str) -> str:
 def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> int:
     """``handrail fleet``: check every task (exit 2 naming the problem), run them in the
     observatory, print one summary per run; returns :func:`fleet_exit_code`."""
-    import os
     import sys
 
     from core.fleet import load_fleet

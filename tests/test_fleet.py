@@ -8,6 +8,8 @@ import contextlib
 import itertools
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from tests.site_server import FixtureSite
 from tests.test_tui_driver import wait_until
 from tui.cli import dispatch
 from tui.console import ConsoleSupervisor
-from tui.fleet import FLEET_HINT, FleetApp, FleetApproval, FleetRunScreen
+from tui.fleet import FLEET_HINT, FleetApp, FleetApproval, FleetHandOver, FleetRunScreen
 from tui.observatory import ObservatoryApp
 from tui.pool_screen import PoolRow, PoolScreen, PoolWatchApp, SlotLogScreen
 
@@ -61,6 +63,7 @@ def tasks_file(tmp_path: Path, site: FixtureSite) -> Path:
 
 
 def fleet_app(tmp_path: Path, site: FixtureSite, name: str) -> FleetApp:
+    site.clear()
     fleet = load_fleet(tasks_file(tmp_path, site), pool=name, default_model="scripted:none")
     return FleetApp(
         fleet.runs,
@@ -69,6 +72,17 @@ def fleet_app(tmp_path: Path, site: FixtureSite, name: str) -> FleetApp:
         persist_theme=False,
         poll_interval=0.1,
     )
+
+
+async def modal_title(pilot: Any, modal: FleetApproval | FleetHandOver) -> str:
+    """The modal's title once mounted (it names the asker from then on)."""
+
+    def title() -> str:
+        found = modal.query("#approval-dialog, #human-dialog")
+        return str(found.first().border_title) if found else ""
+
+    await wait_until(pilot, lambda: modal.asker.label in title(), timeout=WAIT)
+    return title()
 
 
 def asked(app: FleetApp) -> int:
@@ -89,7 +103,7 @@ async def test_approvals_of_three_runs_share_one_queue_and_approving_them_comple
             await wait_until(pilot, lambda: isinstance(app.screen, FleetApproval), timeout=WAIT)
             screen = app.screen
             assert isinstance(screen, FleetApproval)
-            title = str(screen.query_one("#approval-dialog").border_title)
+            title = await modal_title(pilot, screen)
             assert f"slot {screen.asker.slot}" in title and screen.asker.run_id[:8] in title
             askers.append(screen.asker.number)
             await pilot.pause(0.05)
@@ -275,3 +289,65 @@ def test_the_fleets_one_operational_log_scrubs_every_runs_secrets() -> None:
     assert "hunter2-first" not in joined.scrub(line)
     assert "tok-second-run" not in joined.scrub_json({"k": [line]})["k"][0]
     assert "typed-later-text" not in joined.scrub(line)
+
+
+async def test_a_hand_over_and_an_approval_of_two_runs_wait_in_the_same_queue(
+    tmp_path: Path, site: FixtureSite, name: str
+) -> None:
+    finish = {"tool": "finish", "input": {"success": True, "answer": "done"}}
+    ask = {"tool": "ask_human", "input": {"question": "Log in for me, please."}}
+    order = {"tool": "click", "target": "Order", "reason": "place the order"}
+    for file, first in (("ask.jsonl", ask), ("order.jsonl", order)):
+        (tmp_path / file).write_text(json.dumps(first) + "\n" + json.dumps(finish) + "\n")
+    site.clear()
+    url = site.url("/fleet/order.html?item=kettle")
+    path = tmp_path / "TASKS.toml"
+    path.write_text(
+        f'start_url = "{url}"\naudit_dir = "logs"\nmax_rounds = 5\n\n'
+        '[[task]]\ntask = "needs a person"\nmodel = "scripted:ask.jsonl"\n\n'
+        '[[task]]\ntask = "orders"\nmodel = "scripted:order.jsonl"\n'
+    )
+    fleet = load_fleet(path, pool=name, default_model="scripted:none")
+    app = FleetApp(
+        fleet.runs,
+        pool=name,
+        config_dir=tmp_path / "config",
+        persist_theme=False,
+        poll_interval=0.1,
+    )
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: asked(app) == 2, timeout=WAIT)
+        screen = app.pool_screen
+        assert screen is not None
+        await wait_until(
+            pilot,
+            lambda: (
+                sorted(r.waiting for r in screen.rows if r.key)
+                == ["approve click", "hand-over: ask_human"]
+            ),
+            timeout=WAIT,
+        )
+        for _ in range(2):
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, FleetApproval | FleetHandOver), timeout=WAIT
+            )
+            modal = app.screen
+            assert isinstance(modal, FleetApproval | FleetHandOver)
+            title = await modal_title(pilot, modal)
+            assert f"run {modal.asker.number} ({modal.asker.run_id[:8]}, slot " in title
+            await pilot.pause(0.05)
+            await pilot.press("r" if isinstance(modal, FleetHandOver) else "a")
+            await wait_until(pilot, lambda m=modal: app.screen is not m, timeout=WAIT)
+        await wait_until(pilot, lambda: app.done, timeout=WAIT)
+    assert [r.exit_code for r in app.runs] == [0, 0]
+    assert [p.form["item"][0] for p in site.posts("/fleet/order")] == ["kettle"]
+
+
+def test_a_slots_log_opened_from_the_pool_screen_can_be_verified() -> None:
+    """Importing the pool screen (hence replay, which asks core.audit for VerifyReport
+    before verify) once left replay's ``verify`` bound to the module of that name, so every
+    verification of a followed log failed with "'module' object is not callable". A fresh
+    interpreter: in this one, another test may have imported the names the other way."""
+    code = "import tui.pool_screen, tui.replay; assert callable(tui.replay.verify)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -13,7 +13,7 @@ import itertools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -32,6 +32,7 @@ from core.events import (
     HumanResponse,
     RunFinished,
 )
+from core.fleet import FleetSecrets
 from tui.approval import ApprovalScreen
 from tui.confirm import ConfirmScreen
 from tui.header import HeaderFacts
@@ -203,8 +204,6 @@ class FleetApp(ObservatoryApp):
         how one run is started (default :func:`core.session.run_session`); tests keep it.
         ``options``: see ``ObservatoryApp``."""
         super().__init__(**options)
-        from dataclasses import replace
-
         self.pool = pool
         self.runs = [
             FleetRun(number, replace(s, pool=pool), RunView(task=s.task))
@@ -218,8 +217,6 @@ class FleetApp(ObservatoryApp):
         self._run_workers: dict[Worker[None], FleetRun] = {}
         self._leaving = False
         self.pool_screen: PoolScreen | None = None
-        from core.fleet import FleetSecrets
-
         self.log_secrets = FleetSecrets()
 
     # --- the runs ------------------------------------------------------------------------
@@ -423,7 +420,7 @@ class FleetApp(ObservatoryApp):
         view = run.view
         number = view.rounds[-1].number if view.rounds else 0
         if run.problem:
-            state = "failed" if run.exit_code not in (EXIT_ABORTED,) else "aborted"
+            state = "aborted" if run.exit_code == EXIT_ABORTED else "failed"
         latest = view.rounds[-1].url if view.rounds and view.rounds[-1].url else url
         return PoolRow(
             slot,

@@ -9,7 +9,12 @@
 - ``memory``: the sum of the resident set sizes of every process of the pool browser
   (its process group), with 12 idle slots, then with each slot on a small page.
 
-    .venv/bin/python bench/bench_pool.py [--runs N] [--slots 12]
+- ``fleet``: 12 scripted runs at once in one process, each in its own slot (what
+  ``handrail fleet`` does, without the screen): total wall time from the first claim to the
+  last run's end, against one run alone; and the time per round of each (a run's wall
+  time over its rounds), so the overhead of sharing one browser and two cores shows.
+
+    .venv/bin/python bench/bench_pool.py [--runs N] [--slots 12] [--fleet-only]
 
 Headless Chromium on loopback; a temporary data directory (never the real pools). The
 machine's load matters: note it (``uptime``) beside the figures.
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -134,12 +140,70 @@ async def claim_reclaim(site: FixtureSite) -> float:
     return took
 
 
+FLEET_ROUNDS = 4
+"""Rounds of each fleet run: three ``wait 0`` (observe, reply, act) and ``finish``."""
+
+
+async def _one_run(site: FixtureSite, plan: Path, logs: Path, n: int) -> float:
+    from core.session import RunSettings, run_session
+    from tui.console import ConsoleSupervisor
+
+    settings = RunSettings(
+        task=f"bench run {n}",
+        start_url=site.url("/pool/price_list.html"),
+        model_spec=f"scripted:{plan}",
+        approve="none",
+        pool=NAME,
+        max_rounds=FLEET_ROUNDS + 1,
+        audit_dir=logs,
+    )
+    start = time.monotonic()
+    finished = await run_session(settings, supervisor=ConsoleSupervisor())
+    assert finished.exit_code == 0, finished
+    return time.monotonic() - start
+
+
+async def fleet(site: FixtureSite, runs: int, slots: int) -> tuple[float, float, float, float]:
+    """(one run's wall time, its time per round, the fleet's wall time, the fleet's median
+    time per round), ``runs`` runs at once in a pool of ``slots``."""
+    folder = Path(tempfile.mkdtemp(prefix="hr-bench-fleet-"))
+    plan = folder / "plan.jsonl"
+    wait = '{"tool": "wait", "input": {"seconds": 0}}\n'
+    plan.write_text(
+        wait * (FLEET_ROUNDS - 1)
+        + '{"tool": "finish", "input": {"success": true, "answer": "ok"}}\n'
+    )
+    await pool.start(NAME, slots=slots, headless=True)
+    try:
+        await _one_run(site, plan, folder / "warm", 0)  # imports and first attach, not timed
+        await pool.clear(NAME, None)
+        alone = await _one_run(site, plan, folder / "alone", 0)
+        await pool.clear(NAME, None)
+        start = time.monotonic()
+        each = await asyncio.gather(
+            *(_one_run(site, plan, folder / "fleet", n) for n in range(1, runs + 1))
+        )
+        total = time.monotonic() - start
+    finally:
+        await pool.stop(NAME, force=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    return alone, alone / FLEET_ROUNDS, total, statistics.median(each) / FLEET_ROUNDS
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--slots", type=int, default=12)
+    parser.add_argument("--fleet-only", action="store_true", help="only the fleet figures")
     args = parser.parse_args()
     site = FixtureSite("127.0.0.1")
+    if args.fleet_only:
+        try:
+            alone, alone_round, total, fleet_round = await fleet(site, args.slots, args.slots)
+        finally:
+            site.stop()
+        _print_fleet(args.slots, alone, alone_round, total, fleet_round)
+        return
     starts, idles, reclaims = [], [], []
     memory_idle = memory_pages = (0, 0)
     try:
@@ -179,6 +243,17 @@ async def main() -> None:
             f"memory, {args.slots} {what}: {rss / 1024:.0f} MiB RSS, {pss / 1024:.0f} MiB PSS "
             "(sums over the browser's processes)"
         )
+
+
+def _print_fleet(
+    runs: int, alone: float, alone_round: float, total: float, fleet_round: float
+) -> None:
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
+    print(f"one run alone, {FLEET_ROUNDS} rounds:  {_ms(alone)}  ({_ms(alone_round)} a round)")
+    print(
+        f"{runs} runs at once:            {_ms(total)} in all  "
+        f"(median {_ms(fleet_round)} a round, {fleet_round / alone_round:.1f}x one run's)"
+    )
 
 
 if __name__ == "__main__":

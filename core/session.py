@@ -348,6 +348,7 @@ async def run_session(
     env: Mapping[str, str] | None = None,
     on_browser: Callable[[Browser], None] | None = None,
     on_phase: PhaseSink | None = None,
+    configure_oplog: bool = True,
 ) -> RunFinished:
     """Run one task to its end and return how it ended.
 
@@ -356,7 +357,9 @@ async def run_session(
     while a launched browser starts. The audit log is written to ``settings.audit_dir`` (its recorder
     is added to ``sinks``); the operational log goes beside it. The browser is closed at the
     end (a launched one is stopped; in connect mode only our tabs are closed). ``on_phase``
-    hears the steps before the first round and after the last. Raises :class:`ConfigError`
+    hears the steps before the first round and after the last. ``configure_oplog=False``:
+    the caller has configured the process-wide operational log (a fleet writes one for all
+    its runs, scrubbing every run's secrets). Raises :class:`ConfigError`
     when the run cannot start; cancellation propagates after the log is closed.
     """
     phase = on_phase or (lambda _text: None)
@@ -385,9 +388,10 @@ async def run_session(
         if lease is not None:
             await _end_lease(lease, None)
         raise
-    oplog.configure(
-        oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
-    )
+    if configure_oplog:
+        oplog.configure(
+            oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
+        )
     recorder = AuditRecorder(writer)
     run_dir = writer.path.with_suffix("")
     try:

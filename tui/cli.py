@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from tui.pool_cli import add_pool_parser, run_pool
+from tui.pool_cli import add_pool_parser, run_fleet, run_pool
 
 if TYPE_CHECKING:
     from core.events import EventSink, RunFinished, Supervisor
@@ -429,6 +429,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return run_serve(args, sys.argv[1:] if argv is None else argv)
         if args.command == "pool":
             return run_pool(args)
+        if args.command == "fleet":
+            return run_fleet(args)
         if args.command == "doctor":
             from tui.doctor import run_doctor
 

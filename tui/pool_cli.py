@@ -43,7 +43,15 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "a finished run's page stays for you to look at or take over."
         ),
     )
-    actions = pool.add_subparsers(dest="pool_command", metavar="ACTION", required=True)
+    pool.add_argument(
+        "--name",
+        dest="pool_name",
+        default=None,
+        help="with no ACTION: which pool's screen to open (default: default)",
+    )
+    pool.add_argument("--theme", metavar="NAME", help="with no ACTION: colour theme")
+    # No ACTION: the pool screen, watching runs started elsewhere (read-only).
+    actions = pool.add_subparsers(dest="pool_command", metavar="ACTION", required=False)
 
     start = actions.add_parser("start", help="start (or adopt) the pool's browser and its slots")
     start.add_argument("--slots", type=int, default=12, metavar="N", help="slots (default: 12)")
@@ -77,9 +85,69 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     stop.add_argument("--force", action="store_true", help="stop even while slots are running")
 
     for action in (start, status, show, clear, stop):
-        action.add_argument(
-            "--name", default=DEFAULT_NAME, help=f"which pool (default: {DEFAULT_NAME})"
-        )
+        action.add_argument("--name", default=None, help=f"which pool (default: {DEFAULT_NAME})")
+    _add_fleet_parser(sub)
+
+
+def _add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fleet = sub.add_parser(
+        "fleet",
+        help="run the tasks of a TASKS.toml at once, each in a pool slot, in one observatory",
+        description=(
+            "Start every [[task]] of TASKS.toml at once, each in its own slot of a tab pool "
+            "(`handrail pool start` first), under one observatory: the pool screen shows "
+            "every slot and run, Enter opens a run, and every run's approvals come up in "
+            "one queue, oldest first. Keys at the top of the file are defaults for every "
+            "task; an unknown key is an error (exit code 2)."
+        ),
+        epilog=FLEET_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fleet.add_argument("tasks", type=Path, metavar="TASKS.toml", help="the tasks file")
+    fleet.add_argument(
+        "--pool",
+        nargs="?",
+        const=DEFAULT_NAME,
+        default=DEFAULT_NAME,
+        metavar="NAME",
+        help="which pool the runs claim slots of (default: default)",
+    )
+    fleet.add_argument("--theme", metavar="NAME", help="colour theme")
+
+
+FLEET_EPILOG = """\
+TASKS.toml:
+  model = "anthropic:claude-sonnet-4-5"     # defaults for every task
+  approve = "ask"                           # ask, risky or none
+  allow_domain = ["shop.example"]
+
+  [[task]]
+  task = "find the cheapest kettle"
+  start_url = "https://shop.example/kettles"
+
+  [[task]]
+  task = "fill in the contact form"
+  start_url = "https://shop.example/contact"
+  secrets = ["EMAIL=SHOP_EMAIL"]            # as --secret NAME=ENVVAR
+
+keys: task, start_url, model, base_url, approve, max_rounds, allow_domain, network,
+allow_js, secrets, secrets_file, audit_dir, action_timeout, screenshots (paths are read
+relative to the file's folder)
+
+exit codes: 0 every run succeeded; otherwise the most serious run's code (1 unsuccessful,
+2 configuration, 3 waited for a person, 4 pool full, 130 aborted)
+"""
+
+
+def run_fleet(args: argparse.Namespace) -> int:
+    """``handrail fleet TASKS.toml``: returns the fleet's exit code."""
+    import os
+
+    from core.model.spec import DEFAULT_SPEC
+    from tui.fleet import run_fleet_app
+
+    model = os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC
+    return run_fleet_app(args.tasks, pool=args.pool, theme=args.theme, model=model)
 
 
 def run_pool(args: argparse.Namespace) -> int:
@@ -87,11 +155,37 @@ def run_pool(args: argparse.Namespace) -> int:
     from core.browser import BrowserError
     from core.pool.state import PoolError
 
+    if args.pool_command is None:
+        return _watch(args.pool_name or DEFAULT_NAME, args.theme)
+    if args.pool_name is not None and args.name not in (None, args.pool_name):
+        print(
+            f"handrail pool: --name {args.pool_name} and --name {args.name} disagree; give "
+            "one --name, after the action",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    args.name = args.name or args.pool_name or DEFAULT_NAME
     try:
         return asyncio.run(_act(args))
     except (PoolError, BrowserError) as exc:
         print(f"handrail pool {args.pool_command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _watch(name: str, theme: str | None) -> int:
+    """``handrail pool [--name NAME]``: the pool screen, read-only (exit 2 for no such pool)."""
+    from core.pool.pool import status
+    from core.pool.state import PoolError, check_name
+
+    try:
+        status(check_name(name))
+    except PoolError as exc:
+        print(f"handrail pool: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from tui.pool_screen import PoolWatchApp
+
+    result = PoolWatchApp(name, theme=theme).run()
+    return result or 0
 
 
 async def _act(args: argparse.Namespace) -> int:

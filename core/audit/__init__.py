@@ -83,6 +83,11 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'core.audit' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(home), name)
-    globals()[name] = value
-    return value
+    module = import_module(home)
+    # Importing a submodule binds its name here (``core.audit.verify`` the module): bind
+    # every name that module exports over it, or ``verify`` stays the module once
+    # ``VerifyReport`` was asked for first.
+    for other, where in _HOME.items():
+        if where == home:
+            globals()[other] = getattr(module, other)
+    return globals()[name]

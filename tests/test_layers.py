@@ -33,3 +33,25 @@ def test_core_never_imports_the_ui() -> None:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "", f"core pulled in: {out.stdout.strip()}"
+
+
+def test_every_name_of_the_audit_package_is_what_it_says_whichever_comes_first() -> None:
+    """core.audit loads its names on first use; importing a submodule must never leave a
+    name (``verify``) bound to the module of the same name."""
+    import core.audit
+
+    script = (
+        "import importlib, sys, types\n"
+        "names = sys.argv[1:]\n"
+        "for first in names:\n"
+        "    for name in list(sys.modules):\n"
+        "        if name == 'core.audit' or name.startswith('core.audit.'):\n"
+        "            del sys.modules[name]\n"
+        "    audit = importlib.import_module('core.audit')\n"
+        "    getattr(audit, first)\n"
+        "    bad = [n for n in names if isinstance(getattr(audit, n), types.ModuleType)]\n"
+        "    assert not bad, (first, bad)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, *core.audit.__all__], cwd=ROOT, check=True, timeout=120
+    )

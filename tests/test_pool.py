@@ -281,25 +281,28 @@ def _handrail(args: list[str], logs: Path) -> subprocess.Popen[bytes]:
 def test_concurrent_runs_get_distinct_slots_and_one_too_many_exits_4(
     name: str, tmp_path: Path
 ) -> None:
-    start(name, 3)
+    slots_n = 12
+    start(name, slots_n)  # the numbers: 12 runs at once get 12 slots, a 13th exits 4
     model = plan(tmp_path, HOLD, HOLD)
-    procs = [_handrail(run_args(name, model, tmp_path / "logs"), tmp_path) for _ in range(4)]
+    procs = [
+        _handrail(run_args(name, model, tmp_path / "logs"), tmp_path) for _ in range(slots_n + 1)
+    ]
     try:
         until(lambda: any(p.poll() is not None for p in procs), 120, "one run to be refused")
         refused = [p for p in procs if p.poll() is not None]
         assert [p.returncode for p in refused] == [4]
         out = refused[0].stdout.read().decode() if refused[0].stdout else ""
-        assert "pool full: 3 of 3 slots running" in out
+        assert f"pool full: {slots_n} of {slots_n} slots running" in out
         slots = pool.status(name).slots
-        assert [s.state for s in slots] == ["running"] * 3
+        assert [s.state for s in slots] == ["running"] * slots_n
         holders = [p for p in procs if p is not refused[0]]
         assert sorted(s.pid or 0 for s in slots) == sorted(p.pid for p in holders)
-        assert len({s.run_id for s in slots}) == 3
+        assert len({s.run_id for s in slots}) == slots_n
         for p in holders:
             p.send_signal(signal.SIGTERM)  # an aborted run: its slot is completed
         for p in holders:
             assert p.wait(timeout=60) == 130
-        assert [s.state for s in pool.status(name).slots] == ["completed"] * 3
+        assert [s.state for s in pool.status(name).slots] == ["completed"] * slots_n
     finally:
         for p in procs:
             if p.poll() is None:

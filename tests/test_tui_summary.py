@@ -150,3 +150,25 @@ def test_a_configuration_error_leaves_the_screen_and_says_what_to_change(tmp_pat
     assert "handrail: No Anthropic API key: ANTHROPIC_API_KEY is not set." in shown
     assert "exit code" not in shown  # no run, so no summary
     assert not (tmp_path / "profile").exists()  # checked before any browser started
+
+
+def test_replay_killed_politely_leaves_the_terminal_without_a_traceback(tmp_path: Path) -> None:
+    """SIGTERM (a polite kill) or SIGHUP (the terminal closed) ends a replay as q does."""
+    import signal
+
+    env = dict(os.environ) | {
+        "TERM": "xterm-256color",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    log = ROOT / "audit_logs" / "sample-demo.jsonl"
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        term = Terminal([sys.executable, "-m", "tui.cli", "replay", str(log)], env)
+        try:
+            term.read_until(b"round 1", timeout=120)
+            term.proc.send_signal(sig)
+            code = term.wait(timeout=60)
+        finally:
+            term.close()
+        shown = ANSI.sub(b"", term.seen).decode(errors="replace")
+        assert code == 130, (sig, shown[-1500:])
+        assert "Traceback" not in shown, (sig, shown[-3000:])

@@ -6,6 +6,8 @@ tests (and the CLI) decide where settings live.
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -33,6 +35,11 @@ class ObservatoryApp(App[int]):
 
     CSS_PATH = "observatory.tcss"
     TITLE = "handrail"
+
+    LEAVES_ON_TERMINATION: ClassVar[bool] = False
+    """Read-only apps (replay, the pool watch): a polite kill (SIGTERM) or a closed terminal
+    (SIGHUP) leaves as q does, with exit code 130. A live run keeps the process-wide handler
+    (tui.cli.main), which aborts the run and closes its log first."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
@@ -104,6 +111,14 @@ class ObservatoryApp(App[int]):
             )
         self._notes.clear()
         self._theme_ready = True
+
+    def on_load(self) -> None:
+        # Load comes before the terminal is put in application mode: from then on a
+        # polite kill finds the handler.
+        if self.LEAVES_ON_TERMINATION and not self.is_headless:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                loop.add_signal_handler(sig, self.exit, 130)
 
     def watch_theme(self, name: str) -> None:
         if not (self._theme_ready and self.persist_theme):

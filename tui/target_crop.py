@@ -10,6 +10,7 @@ starts (the approval screen imports it).
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Callable
 
 from PIL import Image as PILImage
@@ -25,6 +26,10 @@ from textual.widgets import Label, Static
 from textual_image.renderable.unicode import Image as UnicodeRenderable
 
 from core.events import TargetCrop
+
+# A terminal that does not answer textual-image's size query (many do not) made it print a
+# warning with a traceback over the screen; its fallback size is fine, and nobody can act on it.
+logging.getLogger("textual_image").setLevel(logging.ERROR)
 
 CropImage: Callable[..., Widget] | None
 try:

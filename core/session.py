@@ -69,6 +69,8 @@ class RunSettings:
     connect: bool = False
     pool: str | None = None
     """``--pool NAME``: claim a slot of that tab pool instead of launching (core/pool)."""
+    resume_slot: int | None = None
+    """``--resume-slot N``: claim exactly that completed slot and go on from its page."""
     profile: Path | None = None
     remove_on_exit: tuple[Path, ...] = ()
     """Temporary paths (the demo's profile) removed when the browser stops, however the run
@@ -113,6 +115,7 @@ class RunSettings:
                 else ("connect" if self.connect else "launch")
             ),
             "pool": self.pool,
+            "resume_slot": self.resume_slot,
             "cdp_url": self.cdp_url,
             "allow_domains": list(self.allow_domains),
             "network": self.network_mode(),
@@ -175,6 +178,10 @@ def check_settings(
         )
     if settings.cdp_url and settings.connect:
         raise ConfigError("use either --cdp-url or --connect, not both")
+    if settings.resume_slot is not None and not settings.pool:
+        raise ConfigError(
+            "--resume-slot resumes a slot of a tab pool: give the pool too (--pool NAME)"
+        )
     if settings.pool and (settings.cdp_url or settings.connect):
         raise ConfigError(
             "--pool runs in the pool's own browser: drop --cdp-url/--connect (give them to "
@@ -266,7 +273,7 @@ def claim_slot(settings: RunSettings) -> PoolRun | None:
     if not settings.pool:
         return None
     try:
-        lease = PoolRun(settings.pool, settings.run_id, settings.task)
+        lease = PoolRun(settings.pool, settings.run_id, settings.task, resume=settings.resume_slot)
     except PoolError as exc:
         raise ConfigError(str(exc)) from exc
     try:

@@ -480,3 +480,113 @@ def test_a_process_reclaims_the_slot_of_its_own_finished_run(name: str) -> None:
     finally:
         state.close()
         (pool.pool_dir(name) / "pool.sqlite3").unlink()
+
+
+# -- resuming a completed slot -------------------------------------------------------------
+
+
+def rounds(logs: Path) -> list[dict[str, Any]]:
+    """The round records of the one run that logged into ``logs``."""
+    (path,) = logs.glob("*.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    return [r for r in records if r.get("type") == "round"]
+
+
+def test_a_resumed_slot_goes_on_from_the_page_its_last_run_left(
+    name: str, tmp_path: Path, site: FixtureSite
+) -> None:
+    start(name, 2)
+    url = site.url("/pool/resume_form.html")
+    typed = plan(
+        tmp_path, {"tool": "type", "target": "Recipient", "input": {"text": "Ada"}}, FINISH
+    )
+    assert dispatch(run_args(name, typed, tmp_path / "first", "--start-url", url)) == 0
+    (left,) = [s for s in pool.status(name).slots if s.state == "completed"]
+    resume = ("--resume-slot", str(left.slot))
+    assert dispatch(run_args(name, plan(tmp_path, FINISH), tmp_path / "second", *resume)) == 0
+    first_look = rounds(tmp_path / "second")[0]
+    assert first_look["url"] == url
+    assert "Typed so far: Ada" in first_look["observation"]
+    after = {s.slot: s for s in pool.status(name).slots}[left.slot]
+    assert after.state == "completed" and after.run_id not in (None, left.run_id)
+    assert after.target_id == left.target_id, "a resumed slot keeps its tab"
+    page = asyncio.run(
+        evaluate(
+            pool.status(name).info.endpoint,
+            left.target_id,
+            "[recipient.value, document.getElementById('loads').textContent]",
+        )
+    )
+    assert page == ["Ada", "Loaded 1 time(s) in this tab"], "no wipe, no reload"
+
+
+def test_resuming_a_running_slot_exits_4_and_changes_nothing(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start(name, 2)
+    state = PoolState.open(name)
+    try:
+        busy = state.claim("busy-run", task="working")  # owned by this live process
+        before = state.slots()
+    finally:
+        state.close()
+    capsys.readouterr()
+    args = run_args(name, plan(tmp_path, FINISH), tmp_path / "logs", "--resume-slot", "1")
+    assert dispatch(args) == 4
+    err = capsys.readouterr().err
+    assert re.search(
+        rf"slot {busy.slot} is running \(run busy-run, pid {os.getpid()}, since \d\d:\d\d\)", err
+    ), err
+    assert pool.status(name).slots == tuple(before)
+    assert not list((tmp_path / "logs").glob("*.jsonl")), "a refused run must not open a log"
+
+
+@pytest.mark.parametrize(
+    ("slot", "message"),
+    [
+        ("1", "slot 1 is idle: nothing to resume; use --pool without --resume-slot"),
+        ("7", "there is no slot 7 to resume: the pool's slots are 1 to 2"),
+    ],
+)
+def test_resuming_an_idle_or_missing_slot_exits_2(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], slot: str, message: str
+) -> None:
+    start(name, 2)
+    before = pool.status(name).slots
+    capsys.readouterr()
+    args = run_args(name, plan(tmp_path, FINISH), tmp_path / "logs", "--resume-slot", slot)
+    assert dispatch(args) == 2
+    assert message in capsys.readouterr().err
+    assert pool.status(name).slots == before
+
+
+def test_resume_slot_without_a_pool_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = run_args("x", plan(tmp_path, FINISH), tmp_path / "logs", "--resume-slot", "1")
+    with pytest.raises(SystemExit) as exited:
+        dispatch([a for a in args if a not in ("--pool", "x")])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--resume-slot N resumes a slot of a tab pool: add --pool NAME" in err
+
+
+def test_pool_status_says_how_to_resume_each_completed_slot(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start(name, 3)
+    state = PoolState.open(name)
+    try:
+        state.claim("busy-run")
+        done = state.claim("done-run", pid=dead_pid()[0], pid_started=1)
+    finally:
+        state.close()
+    capsys.readouterr()
+    assert dispatch(["pool", "status", "--name", name]) == 0
+    out = capsys.readouterr().out
+    command = f"handrail run TASK --pool {name} --resume-slot {done.slot}"
+    assert f"slot {done.slot}: {command}" in out
+    assert "--resume-slot 1" not in out and "--resume-slot 3" not in out
+    assert dispatch(["pool", "status", "--json", "--name", name]) == 0
+    slots = json.loads(capsys.readouterr().out)["slots"]
+    assert [s["resume"] for s in slots] == [None, command, None]

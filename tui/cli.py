@@ -408,6 +408,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     check_theme(parser, getattr(args, "theme", None))
+    if getattr(args, "resume_slot", None) is not None and not args.pool:
+        parser.error("--resume-slot N resumes a slot of a tab pool: add --pool NAME")
     try:
         if args.command == "run":
             return _run(args)
@@ -459,6 +461,7 @@ def settings_from_args(
         cdp_url=args.cdp_url,
         connect=args.connect,
         pool=args.pool,
+        resume_slot=getattr(args, "resume_slot", None),
         profile=args.profile,
         allow_domains=tuple(args.allow_domain),
         network=args.network,

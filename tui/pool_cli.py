@@ -34,6 +34,15 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             help="claim a slot of a tab pool (`handrail pool start`) instead of launching "
             "Chrome; exit code 4 when every slot is running (default pool: default)",
         )
+    for command in ("run", "rerun"):
+        sub.choices[command].add_argument(
+            "--resume-slot",
+            type=int,
+            default=None,
+            metavar="N",
+            help="with --pool: go on in completed slot N, from its page as the last run left "
+            "it (no wipe; no start page unless --start-url); exit code 4 if a run owns it",
+        )
     pool = sub.add_parser(
         "pool",
         help="a dedicated browser with N background tabs that runs claim",
@@ -234,7 +243,10 @@ async def _act(args: argparse.Namespace) -> int:
 def status_table(
     name: str, endpoint: str, alive: bool, slots: tuple[SlotInfo, ...], now: float | None = None
 ) -> str:
-    """``pool status``: one line per slot (state, run, task, URL, age)."""
+    """``pool status``: one line per slot (state, run, task, URL, age), then how to go on
+    in each completed slot."""
+    from core.pool.pool import resume_command
+
     now = time.time() if now is None else now
     head = f"pool {name} at {endpoint}" + ("" if alive else " (browser not running)")
     lines = [head, f"{'slot':>4}  {'state':<9}  {'run':<12}  {'age':>6}  task / url"]
@@ -244,6 +256,10 @@ def status_table(
         task = (s.task or "").replace("\n", " ")[:40]
         where = f"{task} — {s.url}" if task else s.url
         lines.append(f"{s.slot:>4}  {s.state:<9}  {(s.run_id or '')[:12]:<12}  {age:>6}  {where}")
+    resumable = [(s.slot, command) for s in slots if (command := resume_command(name, s))]
+    if resumable:
+        lines.append("completed slots keep their pages; to go on in one:")
+        lines.extend(f"  slot {n}: {command}" for n, command in resumable)
     return "\n".join(lines)
 
 

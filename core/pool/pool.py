@@ -35,6 +35,7 @@ from core.pool.browser import (
     wait_gone,
 )
 from core.pool.state import (
+    DEFAULT_NAME,
     Claim,
     PoolError,
     PoolFull,
@@ -64,8 +65,19 @@ class PoolStatus:
             "endpoint": self.info.endpoint,
             "kind": self.info.kind,
             "browser_alive": self.browser_alive,
-            "slots": [s.public() for s in self.slots],
+            "slots": [
+                {**s.public(), "resume": resume_command(self.info.name, s)} for s in self.slots
+            ],
         }
+
+
+def resume_command(name: str, slot: SlotInfo) -> str | None:
+    """The command that goes on in ``slot`` from its page (None unless it is completed:
+    an idle slot holds nothing to resume, a running one belongs to its run)."""
+    if slot.state != "completed":
+        return None
+    pool = "" if name == DEFAULT_NAME else f" {name}"
+    return f"handrail run TASK --pool{pool} --resume-slot {slot.slot}"
 
 
 def browser_alive(info: PoolInfo) -> bool:
@@ -436,10 +448,12 @@ class PoolRun:
     Several runs in one process (a fleet) each hold their own PoolRun on the same pool.
     """
 
-    def __init__(self, name: str, run_id: str, task: str) -> None:
+    def __init__(self, name: str, run_id: str, task: str, *, resume: int | None = None) -> None:
         self.name = name
         self.run_id = run_id
         self.task = task
+        self.resume = resume
+        """``--resume-slot``: the first slot is this completed one, its page kept."""
         self.state = PoolState.open(name)
         self.info = self.state.info()
         self.slot_of: dict[str, int] = {}
@@ -454,7 +468,7 @@ class PoolRun:
                 f"the pool {self.name!r}'s browser is not running; `handrail pool stop --name "
                 f"{self.name} --force`, then `handrail pool start --name {self.name}`"
             )
-        self._first = self.state.claim(self.run_id, task=self.task)
+        self._first = self.state.claim(self.run_id, task=self.task, resume=self.resume)
         return self._first
 
     def set_audit_path(self, path: Path) -> None:
@@ -475,7 +489,14 @@ class PoolRun:
 
     async def _ready(self, conn: CDPConnection, claim: Claim) -> str:
         target_id = claim.target_id
-        if claim.dirty or not any(t["targetId"] == target_id for t in await pages(conn)):
+        present = any(t["targetId"] == target_id for t in await pages(conn))
+        if claim.resumed and not present:
+            raise BrowserError(
+                f"slot {claim.slot}'s tab is gone (closed in the browser?): there is no page to "
+                f"resume; `handrail pool clear {claim.slot} --name {self.name}` gives the slot "
+                "a new tab"
+            )
+        if claim.dirty or not present:
             target_id = await wipe(
                 conn,
                 target_id,

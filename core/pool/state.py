@@ -74,6 +74,11 @@ class PoolFull(PoolError):
     """Every slot is running: nothing was claimed and nothing was touched (exit code 4)."""
 
 
+class SlotRunning(PoolFull):
+    """The slot asked for with ``--resume-slot`` is running: a run owns it, so nothing was
+    claimed and nothing was touched (exit code 4, as for a full pool)."""
+
+
 def check_name(name: str) -> str:
     if not _NAME.match(name):
         raise PoolError(
@@ -156,6 +161,8 @@ class Claim:
     target_id: str
     dirty: bool
     origins: tuple[str, ...]
+    resumed: bool = False
+    """Claimed with ``--resume-slot``: the page is kept as the last run left it."""
 
 
 def full_message(slots: Sequence[SlotInfo]) -> str:
@@ -333,14 +340,35 @@ class PoolState:
         audit_path: str | None = None,
         pid: int | None = None,
         pid_started: int | None = None,
+        resume: int | None = None,
     ) -> Claim:
         """Give run ``run_id`` a slot: an idle one first (lowest number), else the oldest
         completed one whose owner has ended; never a running one. Raises :class:`PoolFull`
-        (and changes nothing) when every slot is running."""
+        (and changes nothing) when every slot is running.
+
+        With ``resume``: exactly that slot, if it is ``completed`` (its owner has ended), and
+        it is not wiped: the run goes on from the page as the last run left it. Raises
+        :class:`SlotRunning` (exit 4) when a run owns it, :class:`PoolError` when it is idle
+        or does not exist; nothing is changed then."""
         if pid is None:
             pid, pid_started = owner.me()
         with self._write() as db:
             self._reap(db)
+            if resume is not None:
+                row = self._resumable(db, resume)
+                db.execute(
+                    "UPDATE slots SET state = 'running', run_id = ?, task = ?, pid = ?, "
+                    "pid_started = ?, claimed_at = ?, finished_at = NULL, audit_path = ?, "
+                    "dirty = 0 WHERE slot = ?",
+                    (run_id, task, pid, pid_started, time.time(), audit_path, resume),
+                )
+                return Claim(
+                    slot=resume,
+                    target_id=row["target_id"],
+                    dirty=False,
+                    origins=tuple(json.loads(row["origins"] or "[]")),
+                    resumed=True,
+                )
             row = db.execute(
                 "SELECT * FROM slots WHERE state = 'idle' ORDER BY slot LIMIT 1"
             ).fetchone()
@@ -367,6 +395,31 @@ class PoolState:
                 dirty=dirty,
                 origins=tuple(json.loads(row["origins"] or "[]")),
             )
+
+    @staticmethod
+    def _resumable(db: sqlite3.Connection, slot: int) -> sqlite3.Row:
+        """Slot ``slot``'s row if a run may resume it (it is ``completed``); else why not."""
+        row: sqlite3.Row | None = db.execute(
+            "SELECT * FROM slots WHERE slot = ?", (slot,)
+        ).fetchone()
+        if row is None:
+            count = db.execute("SELECT COUNT(*) FROM slots").fetchone()[0]
+            raise PoolError(
+                f"there is no slot {slot} to resume: the pool's slots are 1 to {count} "
+                "(see `handrail pool status`)"
+            )
+        if row["state"] == "idle":
+            raise PoolError(
+                f"slot {slot} is idle: nothing to resume; use --pool without --resume-slot"
+            )
+        if row["state"] == "running":
+            since = time.strftime("%H:%M", time.localtime(row["claimed_at"] or 0.0))
+            raise SlotRunning(
+                f"slot {slot} is running (run {row['run_id'] or '?'}, pid {row['pid']}, since "
+                f"{since}): a running slot is never taken over; wait for that run to end, "
+                "then resume it"
+            )
+        return row
 
     def wiped(self, slot: int, target_id: str) -> None:
         """Slot ``slot`` was wiped (now ``target_id``, blank): no old origins remain."""

@@ -541,6 +541,40 @@ def test_resuming_a_running_slot_exits_4_and_changes_nothing(
     assert not list((tmp_path / "logs").glob("*.jsonl")), "a refused run must not open a log"
 
 
+async def close_page(endpoint: str, target_id: str) -> None:
+    """Close a tab as the person would, and wait until the browser says it is gone."""
+    conn = await CDPConnection.open(endpoint)
+    try:
+        await conn.send("Target.setDiscoverTargets", {"discover": True})
+        gone = conn.expect("Target.targetDestroyed", lambda p: p.get("targetId") == target_id)
+        await conn.send("Target.closeTarget", {"targetId": target_id})
+        async with asyncio.timeout(15):
+            await gone
+    finally:
+        await conn.close()
+
+
+def test_resuming_a_slot_whose_tab_was_closed_exits_2_and_leaves_it_completed(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start(name, 2)
+    state = PoolState.open(name)
+    try:
+        done = state.claim("done-run", pid=dead_pid()[0], pid_started=1)
+        state.finish("done-run")
+    finally:
+        state.close()
+    asyncio.run(close_page(pool.status(name).info.endpoint, done.target_id))
+    capsys.readouterr()
+    args = run_args(name, plan(tmp_path, FINISH), tmp_path / "logs", "--resume-slot", "1")
+    assert dispatch(args) == 2
+    assert f"slot {done.slot}'s tab is gone" in capsys.readouterr().err
+    after = {s.slot: s for s in pool.status(name).slots}[done.slot]
+    assert after.state == "completed" and after.target_id == done.target_id
+    pages = asyncio.run(page_targets(pool.status(name).info.endpoint))
+    assert done.target_id not in [p["targetId"] for p in pages], "no tab was made up for it"
+
+
 @pytest.mark.parametrize(
     ("slot", "message"),
     [

@@ -34,15 +34,16 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             help="claim a slot of a tab pool (`handrail pool start`) instead of launching "
             "Chrome; exit code 4 when every slot is running (default pool: default)",
         )
-    for command in ("run", "rerun"):
-        sub.choices[command].add_argument(
-            "--resume-slot",
-            type=int,
-            default=None,
-            metavar="N",
-            help="with --pool: go on in completed slot N, from its page as the last run left "
-            "it (no wipe; no start page unless --start-url); exit code 4 if a run owns it",
-        )
+    # Not on `demo` or `rerun`: both start from their own first page, which a resumed
+    # slot's kept page would contradict.
+    sub.choices["run"].add_argument(
+        "--resume-slot",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --pool: go on in completed slot N, from its page as the last run left "
+        "it (no wipe; no start page unless --start-url); exit code 4 if a run owns it",
+    )
     pool = sub.add_parser(
         "pool",
         help="a dedicated browser with N background tabs that runs claim",

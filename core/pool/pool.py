@@ -481,7 +481,13 @@ class PoolRun:
         browser.slots = self
         try:
             target_id = await self._ready(browser.connection, claim)
-            await browser.adopt_target(target_id)
+            try:
+                await browser.adopt_target(target_id)
+            except CDPError as exc:
+                if not claim.resumed:
+                    raise
+                # Closed between the check and the attach: the same answer as a gone tab.
+                raise BrowserError(self._gone(claim.slot)) from exc
         except BaseException:
             await browser.close()
             raise
@@ -491,11 +497,7 @@ class PoolRun:
         target_id = claim.target_id
         present = any(t["targetId"] == target_id for t in await pages(conn))
         if claim.resumed and not present:
-            raise BrowserError(
-                f"slot {claim.slot}'s tab is gone (closed in the browser?): there is no page to "
-                f"resume; `handrail pool clear {claim.slot} --name {self.name}` gives the slot "
-                "a new tab"
-            )
+            raise BrowserError(self._gone(claim.slot))
         if claim.dirty or not present:
             target_id = await wipe(
                 conn,
@@ -507,6 +509,12 @@ class PoolRun:
             self.state.wiped(claim.slot, target_id)
         self.slot_of[target_id] = claim.slot
         return target_id
+
+    def _gone(self, slot: int) -> str:
+        return (
+            f"slot {slot}'s tab is gone (closed in the browser?): there is no page to resume; "
+            f"`handrail pool clear {slot} --name {self.name}` gives the slot a new tab"
+        )
 
     # -- core.browser.SlotSource ---------------------------------------------------------
 

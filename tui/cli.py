@@ -2,7 +2,8 @@
 
 Exit codes: 0 the model finished with success; 1 finished unsuccessfully, gave up or hit
 the round limit; 2 usage or configuration error; 3 stopped for a human in a
-non-interactive run; 130 interrupted.
+non-interactive run; 4 the tab pool is full (or the slot to resume is running);
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ models:
   scripted:PLAN.jsonl    replay a plan file (demos, tests); never presented as a model
 
 exit codes: 0 success, 1 unsuccessful / gave up / round limit, 2 usage or configuration
-error, 3 stopped for a person in a non-interactive run, 130 interrupted
+error, 3 stopped for a person in a non-interactive run, 4 tab pool full (--pool), 130
+interrupted
 
 scripted plans (--model scripted:PLAN.jsonl), one JSON object per line, in order:
   {"tool": "click", "target": "Book now", "reason": "open the form"}

@@ -1348,5 +1348,171 @@
     return Object.assign({ clock }, await settleMotion(motionMs));
   };
 
+  // --- hover and scrolling areas (the hover and scroll tools) -------------------------------
+
+  // Seen by a person: rendered, not hidden by CSS, not fully transparent, with a box.
+  function shown(el) {
+    if (typeof el.checkVisibility === "function") {
+      const opts = { checkOpacity: true, checkVisibilityCSS: true, opacityProperty: true, visibilityProperty: true };
+      if (!el.checkVisibility(opts)) return false;
+    }
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  const HOVER_WALK_LIMIT = 20000;
+
+  function shownElements(doc) {
+    const all = doc.getElementsByTagName("*");
+    const out = [];
+    for (let i = 0; i < all.length && i < HOVER_WALK_LIMIT; i++) if (shown(all[i])) out.push(all[i]);
+    return out;
+  }
+
+  let hoverBefore = null;
+
+  // What a menu or a tooltip that appeared holds: its innermost actionable items' texts.
+  const ITEM_SELECTOR =
+    "a[href], button, input, select, textarea, [role^=menuitem], [role=option], [role=tab], [role=treeitem], [role=link], [role=button], li";
+
+  function appearedItem(el) {
+    const found = Array.from(el.querySelectorAll(ITEM_SELECTOR)).filter(shown);
+    if (el.matches(ITEM_SELECTOR)) found.unshift(el);
+    const innermost = found.filter((item) => !found.some((other) => other !== item && item.contains(other)));
+    const items = innermost.map((item) => clip(item.innerText || item.textContent || item.getAttribute("aria-label"), 40)).filter(Boolean);
+    return {
+      role: el.getAttribute("role") || "",
+      tag: el.tagName.toLowerCase(),
+      items: items.slice(0, 8),
+      more: Math.max(0, items.length - 8),
+      text: clip(el.innerText || el.textContent || el.getAttribute("aria-label") || "", 100),
+    };
+  }
+
+  // --- scrolling areas ------------------------------------------------------------------
+
+  function scrollsAlong(value) {
+    return value === "auto" || value === "scroll" || value === "overlay";
+  }
+
+  // How far an element's own content can still move each way (px); null when it is not a
+  // scroll container a person could scroll (overflow hidden clips, but has no scrollbar).
+  function scrollRoom(el) {
+    if (!el || el.nodeType !== 1 || el === el.ownerDocument.documentElement || el === el.ownerDocument.body) return null;
+    const st = styleOf(el);
+    const y = scrollsAlong(st.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    const x = scrollsAlong(st.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    if (!x && !y) return null;
+    const left = Math.abs(el.scrollLeft);
+    return {
+      y,
+      x,
+      up: y ? el.scrollTop : 0,
+      down: y ? Math.max(0, el.scrollHeight - el.clientHeight - el.scrollTop) : 0,
+      left: x ? left : 0,
+      right: x ? Math.max(0, el.scrollWidth - el.clientWidth - left) : 0,
+    };
+  }
+
+  const VERTICAL = new Set(["up", "down"]);
+
+  function scrollsToward(room, direction) {
+    return room !== null && (VERTICAL.has(direction) ? room.y : room.x);
+  }
+
+  // The area's items wholly out of its visible box, each way. Items are its children, or
+  // the children of the single wrapper it holds (a list inside a scrolling div).
+  function beyond(area) {
+    let box = area;
+    while (box.children.length === 1) box = box.firstElementChild;
+    const r = area.getBoundingClientRect();
+    const top = r.top + area.clientTop;
+    const left = r.left + area.clientLeft;
+    const bottom = top + area.clientHeight;
+    const right = left + area.clientWidth;
+    const out = { up: 0, down: 0, left: 0, right: 0 };
+    for (const child of box.children) {
+      const c = child.getBoundingClientRect();
+      if (c.width === 0 && c.height === 0) continue;
+      if (c.bottom <= top + 1) out.up++;
+      else if (c.top >= bottom - 1) out.down++;
+      if (c.right <= left + 1) out.left++;
+      else if (c.left >= right - 1) out.right++;
+    }
+    return out;
+  }
+
+  function areaState(area) {
+    return { room: scrollRoom(area), items: beyond(area), describe: describe(area), name: accessibleName(area) };
+  }
+
+  Object.assign(api, {
+    // Before a hover: what is shown now in the element's document, and its title tooltip.
+    hoverBaseline(index) {
+      const el = element(index);
+      hoverBefore = { doc: el.ownerDocument, seen: new WeakSet(shownElements(el.ownerDocument)) };
+      // The settle counts the page's clock from the move (hover timers start there).
+      lastInputAt = performance.now();
+      const moved = () => {
+        lastInputAt = performance.now();
+      };
+      el.ownerDocument.defaultView.addEventListener("pointermove", moved, { capture: true, once: true });
+      const titled = el.closest("[title]");
+      return { title: titled ? clip(titled.getAttribute("title"), 100) : "" };
+    },
+
+    // After it: the outermost elements shown now that were not shown before (a menu, a
+    // tooltip), in document order. Needs no element: the hovered one may be gone.
+    hoverAppeared(_index) {
+      const before = hoverBefore;
+      hoverBefore = null;
+      if (!before || !before.doc.defaultView) return [];
+      const fresh = shownElements(before.doc).filter((el) => !before.seen.has(el));
+      const freshSet = new Set(fresh);
+      const roots = fresh.filter((el) => !freshSet.has(el.parentElement));
+      return roots.slice(0, 4).map(appearedItem);
+    },
+
+    // Scroll the content of the scrolling area [index], or of the nearest one around it that
+    // scrolls along `direction`, by `pages` of its visible size. With no direction: down
+    // when it has more below. {scrolled: false} when there is no such area (or nothing below).
+    scrollArea(index, direction, pages) {
+      const el = element(index);
+      let area = el;
+      let room = scrollRoom(el);
+      if (direction) {
+        while (area && !scrollsToward(room, direction)) {
+          area = composedParent(area);
+          room = area && area.nodeType === 1 ? scrollRoom(area) : null;
+        }
+      } else if (room && room.down > 1) {
+        direction = "down";
+      }
+      if (!area || !direction || !scrollsToward(room, direction)) {
+        return { scrolled: false, own: room === null ? null : areaState(el) };
+      }
+      let intoView = false;
+      if (!inViewport(topRect(area))) {
+        area.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+        intoView = true;
+      }
+      const vertical = VERTICAL.has(direction);
+      const sign = direction === "up" || direction === "left" ? -1 : 1;
+      const size = vertical ? area.clientHeight : area.clientWidth;
+      const step = Math.max(1, Math.round(size * 0.9 * pages));
+      const before = vertical ? area.scrollTop : area.scrollLeft;
+      area.scrollBy({ top: vertical ? sign * step : 0, left: vertical ? 0 : sign * step, behavior: "instant" });
+      const after = vertical ? area.scrollTop : area.scrollLeft;
+      return {
+        scrolled: true,
+        direction,
+        moved: Math.abs(after - before),
+        itself: area === el,
+        intoView,
+        after: areaState(area),
+      };
+    },
+  });
+
   return api;
 })()

@@ -112,6 +112,30 @@ async def test_a_page_that_swaps_the_hovered_element_gets_no_click_from_it(
     assert await page_eval(tab, "[window.archived, window.deleted]") == [None, None]
 
 
+async def test_a_hover_on_a_covered_element_is_refused_before_the_pointer_moves(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/tools/hover-refused.html?cover=1")
+    account = index_of(snap, "Account")
+    hovered = await page.hover(account, expect=expectation(snap, account))
+    assert not hovered.ok and hovered.code == "not_actionable", hovered.message
+    assert "covered by <div id=layer>" in hovered.message, hovered.message
+    assert await page_eval(tab, "window.overs") == []
+
+
+async def test_a_hover_on_an_element_relabelled_since_approval_is_refused(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/tools/hover-refused.html")
+    account = index_of(snap, "Account")
+    approved = expectation(snap, account)
+    # The page renames the link after the person saw it.
+    await page_eval(tab, "document.querySelector('#account > a').textContent = 'Delete'")
+    hovered = await page.hover(account, expect=approved)
+    assert not hovered.ok and hovered.code == "target_changed", hovered.message
+    assert await page_eval(tab, "window.overs") == []
+
+
 class _Person:
     """Answers approvals from a queue and records what it was asked."""
 

@@ -1420,30 +1420,42 @@
     return room !== null && (VERTICAL.has(direction) ? room.y : room.x);
   }
 
-  // The area's items wholly out of its visible box, each way. Items are its children, or
-  // the children of the single wrapper it holds (a list inside a scrolling div).
-  function beyond(area) {
-    let box = area;
-    while (box.children.length === 1) box = box.firstElementChild;
+  // What lies wholly outside an area's visible box, each way it scrolls: the outermost boxes
+  // there (a card, a row), each counted once; -1 when there is more but no whole box (half a
+  // card). The digest counts the same way (core/eyes/scrolling.js), so the result of a
+  // scroll and the next digest agree.
+  const BEYOND_VISITS = 5000;
+  function beyond(area, room) {
     const r = area.getBoundingClientRect();
     const top = r.top + area.clientTop;
     const left = r.left + area.clientLeft;
     const bottom = top + area.clientHeight;
     const right = left + area.clientWidth;
-    const out = { up: 0, down: 0, left: 0, right: 0 };
-    for (const child of box.children) {
-      const c = child.getBoundingClientRect();
-      if (c.width === 0 && c.height === 0) continue;
-      if (c.bottom <= top + 1) out.up++;
-      else if (c.top >= bottom - 1) out.down++;
-      if (c.right <= left + 1) out.left++;
-      else if (c.left >= right - 1) out.right++;
+    const out = { up: 0, down: 0, left: 0, right: 0, capped: false };
+    const stack = [...(area.shadowRoot || area).children];
+    let visits = 0;
+    while (stack.length && visits < BEYOND_VISITS) {
+      const n = stack.pop();
+      visits++;
+      const c = n.getBoundingClientRect();
+      let where = null;
+      if (c.width >= 1 || c.height >= 1) {
+        if (room.y && c.top >= bottom - 1) where = "down";
+        else if (room.y && c.bottom <= top + 1) where = "up";
+        else if (room.x && c.left >= right - 1) where = "right";
+        else if (room.x && c.right <= left + 1) where = "left";
+      }
+      if (where === null) stack.push(...(n.shadowRoot || n).children);
+      else if (!n.checkVisibility || n.checkVisibility({ opacityProperty: true, visibilityProperty: true })) out[where]++;
     }
+    for (const way of ["up", "down", "left", "right"]) if (!out[way] && room[way] > 1) out[way] = -1;
+    out.capped = visits >= BEYOND_VISITS;
     return out;
   }
 
   function areaState(area) {
-    return { room: scrollRoom(area), items: beyond(area), describe: describe(area), name: accessibleName(area) };
+    const room = scrollRoom(area);
+    return { room, items: room ? beyond(area, room) : null, describe: describe(area), name: accessibleName(area) };
   }
 
   Object.assign(api, {

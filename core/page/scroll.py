@@ -111,21 +111,22 @@ def area_message(index: int, res: dict[str, Any]) -> str:
 
 
 def where_now(state: dict[str, Any]) -> str:
-    """How much of an area lies beyond each edge it scrolls along: ``1 more above, nothing
-    more below`` (items wholly out of sight; pixels when only part of one is)."""
+    """How much of an area lies beyond each edge it scrolls along, in the digest's words:
+    ``1 more above, nothing more below``; ``more below`` when only part of a box is there."""
     room = state.get("room") or {}
     items = state.get("items") or {}
     directions = [
         *(("up", "down") if room.get("y") else ()),
         *(("left", "right") if room.get("x") else ()),
     ]
+    plus = "+" if items.get("capped") else ""
     parts = []
     for d in directions:
-        px, count = float(room.get(d, 0)), int(items.get(d, 0))
-        if px <= 1:
+        count = int(items.get(d, 0))
+        if float(room.get(d, 0)) <= 1:
             parts.append(f"nothing more {_BEYOND[d]}")
-        elif count:
-            parts.append(f"{count} more {_BEYOND[d]}")
+        elif count > 0:
+            parts.append(f"{count}{plus} more {_BEYOND[d]}")
         else:
-            parts.append(f"{px:.0f} px more {_BEYOND[d]}")
+            parts.append(f"more {_BEYOND[d]}")
     return ", ".join(parts) or "nothing beyond its edges"

@@ -167,9 +167,9 @@ _TOOLS: tuple[_Tool, ...] = (
         "Scroll to see more. Forms: `direction` up or down (with optional `pages`) scrolls "
         "the page by viewport heights. `index` of a scrolling area (a digest line such as "
         "`[12]<div scrollable>Flights</div> (3 more below: scroll{index: 12})`) scrolls that "
-        "area's content, by default down, or the way `direction` says (up, down, left or "
-        "right), by `pages` of the area's visible size; the next digest shows what came into "
-        "view. `index` of any other element scrolls it into view.",
+        "area's content toward where it has more (down first), or the way `direction` says "
+        "(up, down, left or right), by `pages` of the area's visible size; the next digest "
+        "shows what came into view. `index` of any other element scrolls it into view.",
         {
             "direction": {
                 "type": "string",

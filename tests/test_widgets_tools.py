@@ -265,6 +265,17 @@ async def test_a_scrolling_area_in_a_scrolled_page_scrolls_down_by_its_own_index
     assert await page_eval(tab, state) == [108, 0, page_y]
 
 
+async def test_an_area_at_its_end_scrolls_back_toward_what_it_holds_by_its_index(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # The digest's note for such an area reads "(3 more above: scroll{index: N})".
+    snap = await open_page(page, site, "/widgets/tools/nested-scroll.html")
+    bottom = await page_eval(tab, "chat.scrollTop = chat.scrollHeight; chat.scrollTop")
+    scrolled = await page.scroll(index=index_of(snap, "Messages"))
+    assert scrolled.ok and " up by 108 px" in scrolled.message, scrolled.message
+    assert await page_eval(tab, "chat.scrollTop") == bottom - 108
+
+
 async def test_a_sideways_scrolling_area_scrolls_right_by_index(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:

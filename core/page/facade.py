@@ -301,7 +301,7 @@ class Page:
         """Scroll the page (or its main scrolling container) by ``pages`` viewports, up or
         down; or, with ``index``: when that element is a scrolling area (or, with a
         ``direction``, inside one), move its content by ``pages`` of its visible size
-        (default: down, when it has more below), otherwise bring the element to the
+        (default: toward where it has more, down first), otherwise bring the element to the
         middle of the viewport."""
         return await run_action(
             self._hands, "scroll", lambda ctx: scroll.scroll(ctx, direction, pages, index)

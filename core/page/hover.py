@@ -64,7 +64,7 @@ async def hover(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     title = str(baseline.get("title") or "")
     if title:
         parts.append(f"; its tooltip (title) reads {title!r}")
-    if replaced:
+    if replaced and not changes.url_changed:
         parts.append(
             f"; the page replaced [{index}] when the pointer reached it: use the indexes of "
             "the new page state"

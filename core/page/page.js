@@ -1486,8 +1486,8 @@
     },
 
     // Scroll the content of the scrolling area [index], or of the nearest one around it that
-    // scrolls along `direction`, by `pages` of its visible size. With no direction: down
-    // when it has more below. {scrolled: false} when there is no such area (or nothing below).
+    // scrolls along `direction`, by `pages` of its visible size. With no direction: toward
+    // where it has more. {scrolled: false} when there is no such area.
     scrollArea(index, direction, pages) {
       const el = element(index);
       let area = el;
@@ -1497,11 +1497,13 @@
           area = composedParent(area);
           room = area && area.nodeType === 1 ? scrollRoom(area) : null;
         }
-      } else if (room && room.down > 1) {
-        direction = "down";
+      } else if (room) {
+        // Toward where it has more, as the digest's note promises ("3 more above:
+        // scroll{index: 7}"): down first, then right, up, left.
+        direction = ["down", "right", "up", "left"].find((way) => room[way] > 1) || null;
       }
       if (!area || !direction || !scrollsToward(room, direction)) {
-        return { scrolled: false, own: room === null ? null : areaState(el) };
+        return { scrolled: false };
       }
       let intoView = false;
       if (!inViewport(topRect(area))) {

@@ -21,8 +21,8 @@ _BEYOND = {"up": "above", "down": "below", "left": "to the left", "right": "to t
 
 async def scroll(ctx: Ctx, direction: str | None, pages: float, index: int | None) -> ActionResult:
     """``index``: that scrolling area's content (``direction`` and ``pages`` relative to its
-    visible size; with no direction, down when it has more below), or else the element
-    into view. No ``index``: the page (or its main scrolling container) by viewports."""
+    visible size; with no direction, toward where it has more, down first), or else the
+    element into view. No ``index``: the page (or its main scrolling container) by viewports."""
     pages = min(max(float(pages), 0.1), 20.0)
     if index is not None:
         return await _by_index(ctx, index, direction, pages)
@@ -74,12 +74,6 @@ async def _by_index(ctx: Ctx, index: int, direction: str | None, pages: float) -
     message = f"scrolled to [{index}] {res.get('describe', '')}; scroll: {where}"
     if not res.get("visible"):
         message += ". It is still not visible (it may be clipped by its container)"
-    own = area.get("own")
-    if isinstance(own, dict):
-        # A scrolling area with nothing more below: say where the rest of it is.
-        message += f". It is a scrolling area with {where_now(own)}"
-        if float((own.get("room") or {}).get("up", 0)) > 1:
-            message += f" (scroll with index {index} and direction up to go back)"
     return ActionResult.success(message, compare(before, after))
 
 

@@ -1360,13 +1360,35 @@
     return r.width > 0 && r.height > 0;
   }
 
-  const HOVER_WALK_LIMIT = 20000;
+  // Where a hover's reaction is looked for, so a huge page costs no more than a small one:
+  // the hovered element's neighbourhood (its ancestors up to HOVER_LEVELS levels below the
+  // body, and all they hold: a submenu, a mega-menu panel, a sibling tooltip), and whatever
+  // the page inserted anywhere after the move (a tooltip or popup appended to the body).
+  const HOVER_LEVELS = 4;
+  const HOVER_LIMIT = 3000;
 
-  function shownElements(doc) {
-    const all = doc.getElementsByTagName("*");
-    const out = [];
-    for (let i = 0; i < all.length && i < HOVER_WALK_LIMIT; i++) if (shown(all[i])) out.push(all[i]);
-    return out;
+  function neighbourhood(el) {
+    const doc = el.ownerDocument;
+    let root = el;
+    for (let i = 0; i < HOVER_LEVELS; i++) {
+      const up = root.parentElement;
+      if (!up || up === doc.body || up === doc.documentElement) break;
+      root = up;
+    }
+    return root;
+  }
+
+  function within(roots) {
+    const out = new Set();
+    for (const root of roots) {
+      if (!root.isConnected) continue;
+      out.add(root);
+      for (const el of root.getElementsByTagName("*")) {
+        if (out.size >= HOVER_LIMIT) return [...out];
+        out.add(el);
+      }
+    }
+    return [...out];
   }
 
   let hoverBefore = null;
@@ -1462,13 +1484,23 @@
     // Before a hover: what is shown now in the element's document, and its title tooltip.
     hoverBaseline(index) {
       const el = element(index);
-      hoverBefore = { doc: el.ownerDocument, seen: new WeakSet(shownElements(el.ownerDocument)) };
+      const doc = el.ownerDocument;
+      if (hoverBefore) hoverBefore.observer.disconnect();
+      const root = neighbourhood(el);
+      const inserted = [];
+      const observer = new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) if (node.nodeType === 1 && inserted.length < 50) inserted.push(node);
+        }
+      });
+      observer.observe(doc, { childList: true, subtree: true });
+      hoverBefore = { doc, root, inserted, observer, seen: new WeakSet(within([root]).filter(shown)) };
       // The settle counts the page's clock from the move (hover timers start there).
       lastInputAt = performance.now();
       const moved = () => {
         lastInputAt = performance.now();
       };
-      el.ownerDocument.defaultView.addEventListener("pointermove", moved, { capture: true, once: true });
+      doc.defaultView.addEventListener("pointermove", moved, { capture: true, once: true });
       const titled = el.closest("[title]");
       return { title: titled ? clip(titled.getAttribute("title"), 100) : "" };
     },
@@ -1478,8 +1510,13 @@
     hoverAppeared(_index) {
       const before = hoverBefore;
       hoverBefore = null;
-      if (!before || !before.doc.defaultView) return [];
-      const fresh = shownElements(before.doc).filter((el) => !before.seen.has(el));
+      if (!before) return [];
+      for (const record of before.observer.takeRecords()) {
+        for (const node of record.addedNodes) if (node.nodeType === 1) before.inserted.push(node);
+      }
+      before.observer.disconnect();
+      if (!before.doc.defaultView) return [];
+      const fresh = within([before.root, ...before.inserted]).filter((el) => shown(el) && !before.seen.has(el));
       const freshSet = new Set(fresh);
       const roots = fresh.filter((el) => !freshSet.has(el.parentElement));
       return roots.slice(0, 4).map(appearedItem);

@@ -90,6 +90,19 @@ async def test_a_jquery_ui_submenu_item_is_reached_by_hover_then_clicked(
     assert await page_eval(tab, "window.chosen") == ["Archive"]
 
 
+async def test_a_jquery_ui_tooltip_appended_to_the_body_is_reported(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/tools/jquery-tooltip.html")
+    hovered = await page.hover(index_of(snap, "Refund policy"))
+    assert hovered.ok, hovered.message
+    assert "a tooltip 'Refunds within 30 days of delivery'" in hovered.message, hovered.message
+    # Said once: the title the widget took is the tooltip it shows.
+    assert hovered.message.count("Refunds within 30 days") == 1, hovered.message
+    shown = "$('.ui-tooltip:visible').text()"
+    assert await page_eval(tab, shown) == "Refunds within 30 days of delivery"
+
+
 async def test_a_hover_reports_the_title_tooltip(page: Page, site: FixtureSite) -> None:
     snap = await open_page(page, site, "/widgets/tools/css-menu.html")
     hovered = await page.hover(index_of(snap, "Help"))

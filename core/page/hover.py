@@ -63,7 +63,7 @@ async def hover(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     if appeared:
         parts.append("; it showed " + "; ".join(_appeared(item) for item in appeared))
     title = str(baseline.get("title") or "")
-    if title:
+    if title and not any(title in str(item.get("text") or "") for item in appeared):
         parts.append(f"; its tooltip (title) reads {title!r}")
     if replaced and not changes.url_changed:
         parts.append(

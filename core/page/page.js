@@ -1393,6 +1393,20 @@
 
   let hoverBefore = null;
 
+  // What a 1-pixel clipping box holds is not seen (the "visually hidden" text for screen
+  // readers: jQuery UI's live region, .sr-only).
+  function visuallyHidden(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      const st = styleOf(n);
+      if (st.clip === "rect(0px, 0px, 0px, 0px)" || st.clipPath === "inset(50%)") return true;
+      if (st.overflowX !== "visible" && st.overflowY !== "visible") {
+        const r = n.getBoundingClientRect();
+        if (r.width <= 1 || r.height <= 1) return true;
+      }
+    }
+    return false;
+  }
+
   // What a menu or a tooltip that appeared holds: its innermost actionable items' texts.
   const ITEM_SELECTOR =
     "a[href], button, input, select, textarea, [role^=menuitem], [role=option], [role=tab], [role=treeitem], [role=link], [role=button], li";
@@ -1516,7 +1530,9 @@
       }
       before.observer.disconnect();
       if (!before.doc.defaultView) return [];
-      const fresh = within([before.root, ...before.inserted]).filter((el) => shown(el) && !before.seen.has(el));
+      const fresh = within([before.root, ...before.inserted]).filter(
+        (el) => shown(el) && !before.seen.has(el) && !visuallyHidden(el),
+      );
       const freshSet = new Set(fresh);
       const roots = fresh.filter((el) => !freshSet.has(el.parentElement));
       return roots.slice(0, 4).map(appearedItem);

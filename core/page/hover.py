@@ -57,11 +57,12 @@ async def hover(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
         pass  # a new document: the URL change says so
     after = await probe(ctx)
     changes = compare(aimed.before, after)
-    parts = [f"hovered {aimed.label} (the pointer rests on it)"]
+    parts = [f"hovered {aimed.label}"]
     if aimed.scrolled:
         parts.append(" (scrolled it into view first)")
     if appeared:
         parts.append("; it showed " + "; ".join(_appeared(item) for item in appeared))
+        parts.append(" (the pointer stays there; moving it away may close what opened)")
     title = str(baseline.get("title") or "")
     if title and not any(title in str(item.get("text") or "") for item in appeared):
         parts.append(f"; its tooltip (title) reads {title!r}")

@@ -247,6 +247,20 @@ async def test_the_cheapest_flight_clipped_in_a_results_area_is_scrolled_to_and_
     assert await page_eval(tab, "window.picked") == ["U2 477"]
 
 
+async def test_a_results_area_scrolled_by_its_own_index_shows_the_flight_it_clipped(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/tools/clipped-results.html")
+    area = index_of(snap, "Flights to Lisbon")
+    assert "scrollable" in snap.elements[area].attrs
+    assert "U2 477" not in snap.text, snap.text
+    scrolled = await page.scroll(index=area)
+    assert scrolled.ok and "down by 124 px" in scrolled.message, scrolled.message
+    assert await page_eval(tab, "document.getElementById('results').scrollTop") == 124
+    snap, _ = await page.observe()
+    assert "U2 477, 18:50, €91" in snap.text, snap.text
+
+
 async def test_an_element_that_does_not_scroll_is_scrolled_into_view(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:

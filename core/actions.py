@@ -101,6 +101,16 @@ _TOOLS: tuple[_Tool, ...] = (
         ("index",),
     ),
     _Tool(
+        "hover",
+        "move the pointer onto an element",
+        "Move the mouse pointer onto an element by its index, without clicking: for menus "
+        "that open on hover and for tooltips. The result says what appeared (a submenu, a "
+        "tooltip); its items are in the next digest, marked `*`. Hovering commits to "
+        "nothing, but the page may react to it.",
+        {"index": {"type": "integer", "minimum": 0, "description": _INDEX_DOC}},
+        ("index",),
+    ),
+    _Tool(
         "type",
         "enter text into a field",
         "Type text into a text field, text area or editable element by its index. "
@@ -154,25 +164,31 @@ _TOOLS: tuple[_Tool, ...] = (
     _Tool(
         "scroll",
         "scroll",
-        "Scroll the page by pages (direction, optional pages) or scroll an element into view "
-        "(index). Give exactly one form: either `direction` (with optional `pages`) or "
-        "`index`, never both.",
+        "Scroll to see more. Forms: `direction` up or down (with optional `pages`) scrolls "
+        "the page by viewport heights. `index` of a scrolling area (a digest line such as "
+        "`[12]<div scrollable>Flights</div> (3 more below: scroll{index: 12})`) scrolls that "
+        "area's content toward where it has more (down first), or the way `direction` says "
+        "(up, down, left or right), by `pages` of the area's visible size; the next digest "
+        "shows what came into view. `index` of any other element scrolls it into view.",
         {
             "direction": {
                 "type": "string",
-                "enum": ["up", "down"],
-                "description": "Scroll the page up or down.",
+                "enum": ["up", "down", "left", "right"],
+                "description": "Which way: up or down for the page; with `index`, also left "
+                "or right within a scrolling area.",
             },
             "pages": {
                 "type": "number",
                 "minimum": 0.25,
                 "maximum": 10,
-                "description": "How many viewport heights to scroll (default 1).",
+                "description": "How far: viewport heights for the page, or, with `index`, "
+                "visible sizes of the scrolling area (default 1).",
             },
             "index": {
                 "type": "integer",
                 "minimum": 0,
-                "description": "Scroll this element into view instead. " + _INDEX_DOC,
+                "description": "A scrolling area to scroll its content, or any other element "
+                "to scroll into view. " + _INDEX_DOC,
             },
         },
         (),
@@ -282,6 +298,7 @@ PAGE_CHANGING: frozenset[str] = frozenset(
     {
         "navigate",
         "click",
+        "hover",
         "type",
         "select_option",
         "press_key",
@@ -436,21 +453,32 @@ def parse_call(
 
     reason = params.pop("reason")
     if name == "scroll":
-        by_page = "direction" in params or "pages" in params
-        by_index = "index" in params
-        if by_page == by_index:
-            return fail(
-                "scroll takes exactly one form: `direction` (up or down, with optional "
-                "`pages`) to scroll the page, or `index` to scroll an element into view."
-                + (" You gave both." if by_page else " You gave neither.")
-            )
-        if by_page and "direction" not in params:
-            return fail("scroll with `pages` also needs `direction`: up or down.")
-        if by_page:
+        problem = _scroll_form(params)
+        if problem:
+            return fail(problem)
+        if "direction" in params:
             params.setdefault("pages", 1)
     for key, default in tool.defaults.items():
         params.setdefault(key, default)
     return Action(name=name, params=params, reason=reason, tool_use_id=tool_use_id)
+
+
+def _scroll_form(params: Mapping[str, Any]) -> str | None:
+    """What is wrong with a scroll call's combination of parameters, or None."""
+    if "index" in params:
+        return None
+    if "direction" not in params:
+        return (
+            "scroll needs `direction` (up or down, with optional `pages`) to scroll the page, "
+            "or `index` to scroll a scrolling area or bring an element into view."
+            + (" `pages` alone is not enough." if "pages" in params else " You gave neither.")
+        )
+    if params["direction"] in ("left", "right"):
+        return (
+            f"scroll {params['direction']} moves a scrolling area sideways: give its `index` "
+            "too. The page itself scrolls up or down."
+        )
+    return None
 
 
 def _check_value(tool: str, key: str, value: object, schema: Mapping[str, Any]) -> tuple[Any] | str:

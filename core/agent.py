@@ -54,6 +54,7 @@ from core.events import (
 )
 from core.model.base import Model, ModelError
 from core.page import DialogInfo, Page, TargetExpectation
+from core.page.messages import first_line
 from core.policy import (
     Assessment,
     Finding,
@@ -192,8 +193,9 @@ class Agent:
         except (BrowserError, CDPError, OSError) as exc:
             # Whatever a page does, the run ends with its record, never with a traceback.
             log.warning("agent.browser_failed", error=repr(exc))
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            finished = self._finished("error", f"the browser stopped answering: {first}", 1)
+            finished = self._finished(
+                "error", f"the browser stopped answering: {first_line(exc)}", 1
+            )
         self.emit(finished)
         return finished
 

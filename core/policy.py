@@ -283,6 +283,14 @@ class Gate:
             return _ask(f"reads like a commitment: {element.name!r}", details, risky=True)
         return _ask(EVERY_ACTION, details)
 
+    def _assess_hover(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        # No button goes down, so a hover commits to nothing and is never risky by itself;
+        # it does change the page (a menu opens), so ask mode asks as for a click.
+        return _ask(EVERY_ACTION, (f"Element: {element.line}",))
+
     def _assess_type(self, action: Action, snapshot: Snapshot) -> Assessment:
         element = self._element(action, snapshot)
         if isinstance(element, Assessment):

@@ -14,11 +14,17 @@ How the page is shown:
 - The page state arrives inside <browser_state> … </browser_state>: the URL, title, our
   tabs, the scroll position, any open dialog, then a digest of what a person would see.
 - Interactive elements appear as `[N]<tag attributes>name</tag>`. Use N as the `index`
-  for click, type, select_option, scroll and upload_file. Indexes are valid until the
-  next page state; always use the newest one.
+  for click, hover, type, select_option, scroll and upload_file. Indexes are valid until
+  the next page state; always use the newest one.
 - `*[N]` marks an element that was not there in the previous state (a dialog, a new form
   section, search suggestions). `~[N]` marks one outside the viewport; clicking it scrolls
   to it first. When the digest says something was cut, scroll to reach it.
+- A scrolling area inside the page shows only part of its content; its line says how much
+  lies beyond, e.g. `[12]<div scrollable>Flights</div> (3 more below: scroll{{index: 12}})`.
+  `scroll` with that index moves its content (add `direction` up, down, left or right, and
+  `pages`, to choose); `scroll` with a `direction` and no index moves the page.
+- Menus that open when the pointer rests on them: `hover` the item, read what appeared,
+  then click the entry you need. A `haspopup` item may also open on click.
 - Plain lines between elements are the page's visible text, in reading order.
 
 Trust and safety:

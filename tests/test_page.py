@@ -477,7 +477,7 @@ async def test_scroll_by_pages_reports_the_position(
 ) -> None:
     await open_page(page, site, "/page/long.html")
     result = await page.scroll(direction="down", pages=1)
-    assert result.ok and "% of the page" in result.message
+    assert result.ok and "scroll: scrolled" in result.message and "% of" in result.message
     assert await page_eval(tab, "window.scrollY") > 300
     up = await page.scroll(direction="up", pages=5)
     assert up.ok and await page_eval(tab, "window.scrollY") == 0

@@ -313,8 +313,8 @@ def action_target(action: Mapping[str, Any] | None, element_line: str | None = N
         parts.append(str(params.get("keys", "")))
     elif name == "select_option":
         parts.append(json.dumps(str(params.get("option", "")), ensure_ascii=False))
-    elif name == "scroll" and "index" not in params:
-        parts.append(str(params.get("direction", "")))
+    elif name == "scroll" and "direction" in params:
+        parts.append(str(params["direction"]))
     elif name == "wait":
         parts.append(f"{params.get('seconds', '')}s")
     elif name == "switch_tab":

@@ -27,8 +27,8 @@ What the caller can rely on:
 Page-side helpers live in ``core/page/page.js``. The package: :mod:`.facade` (this class),
 :mod:`.runner` (deadline, outcomes), :mod:`.tabs` (tab watch, navigation wait),
 :mod:`.settle`, :mod:`.dialogs`, :mod:`.downloads`, input (:mod:`.mouse`, :mod:`.keyboard`),
-the action families (:mod:`.navigation`, :mod:`.pointer`, :mod:`.forms`, :mod:`.script`,
-:mod:`.capture`) and :mod:`.messages`.
+the action families (:mod:`.navigation`, :mod:`.pointer`, :mod:`.hover`, :mod:`.scroll`,
+:mod:`.forms`, :mod:`.script`, :mod:`.capture`) and :mod:`.messages`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from core.actions import Action
 from core.browser import Browser, BrowserError, Tab
 from core.cdp import ConnectionClosed, SessionClosed
 from core.keys import KeySpecError, parse_keys
-from core.page import capture, forms, navigation, pointer, script
+from core.page import capture, forms, hover, navigation, pointer, script, scroll
 from core.page.context import Hands, Options
 from core.page.dialogs import DialogDecider, DialogInfo, Dialogs
 from core.page.downloads import Downloads
@@ -190,6 +190,8 @@ class Page:
                     return await self.select_option(
                         int(p["index"]), str(p["option"]), expect=expect
                     )
+                case "hover":
+                    return await self.hover(int(p["index"]), expect=expect)
                 case "scroll":
                     index = p.get("index")
                     return await self.scroll(
@@ -240,6 +242,11 @@ class Page:
         """Trusted click on element ``[index]`` (see the module docstring for the checks)."""
         return await run_action(self._hands, "click", lambda ctx: pointer.click(ctx, index, expect))
 
+    async def hover(self, index: int, *, expect: TargetExpectation | None = None) -> ActionResult:
+        """Move the pointer onto element ``[index]`` after the click's checks (approved,
+        in view, still, hit at its centre), press nothing, and say what appeared."""
+        return await run_action(self._hands, "hover", lambda ctx: hover.hover(ctx, index, expect))
+
     async def type(
         self,
         index: int,
@@ -287,14 +294,17 @@ class Page:
     async def scroll(
         self,
         *,
-        direction: Literal["up", "down"] | None = None,
+        direction: Literal["up", "down", "left", "right"] | None = None,
         pages: float = 1,
         index: int | None = None,
     ) -> ActionResult:
-        """Scroll the page (or its main scrolling container) by ``pages`` viewports, or
-        bring element ``[index]`` to the middle of the viewport."""
+        """Scroll the page (or its main scrolling container) by ``pages`` viewports, up or
+        down; or, with ``index``: when that element is a scrolling area (or, with a
+        ``direction``, inside one), move its content by ``pages`` of its visible size
+        (default: toward where it has more, down first), otherwise bring the element to the
+        middle of the viewport."""
         return await run_action(
-            self._hands, "scroll", lambda ctx: pointer.scroll(ctx, direction, pages, index)
+            self._hands, "scroll", lambda ctx: scroll.scroll(ctx, direction, pages, index)
         )
 
     async def go_back(self) -> ActionResult:

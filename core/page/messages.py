@@ -88,17 +88,6 @@ def readback(
     return f"{base}; the page changed it: the field now holds {clip(holds, 200)!r}"
 
 
-def position(state: dict[str, Any]) -> str:
-    top = float(state.get("top", 0))
-    height = float(state.get("height", 0))
-    view = float(state.get("view", 0))
-    scrollable = height - view
-    if scrollable <= 1:
-        return "the whole page fits in the viewport"
-    percent = round(100 * min(max(top / scrollable, 0.0), 1.0))
-    return f"now at {percent}% of the page ({top:.0f} px of {scrollable:.0f} px scrollable)"
-
-
 def describe_changes(changes: Changes) -> str:
     parts = []
     if changes.url_changed:

@@ -62,6 +62,13 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     )
 
 
+async def move_pointer(ctx: Ctx, x: float, y: float) -> None:
+    """A trusted pointer move to (x, y), top-level viewport CSS pixels, no button down: the
+    page sees mouseover/mouseenter/mousemove there (hover). Nothing is checked here; the
+    caller hit-tests first (:func:`core.page.pointer.aim`)."""
+    await _move(ctx, x, y)
+
+
 async def _move(ctx: Ctx, x: float, y: float, *, buttons: int = 0) -> None:
     params: dict[str, Any] = {
         "type": "mouseMoved",

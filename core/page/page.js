@@ -1348,5 +1348,238 @@
     return Object.assign({ clock }, await settleMotion(motionMs));
   };
 
+  // --- hover and scrolling areas (the hover and scroll tools) -------------------------------
+
+  // Seen by a person: rendered, not hidden by CSS, not fully transparent, with a box.
+  function shown(el) {
+    if (typeof el.checkVisibility === "function") {
+      const opts = { checkOpacity: true, checkVisibilityCSS: true, opacityProperty: true, visibilityProperty: true };
+      if (!el.checkVisibility(opts)) return false;
+    }
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  // Where a hover's reaction is looked for, so a huge page costs no more than a small one:
+  // the hovered element's neighbourhood (its ancestors up to HOVER_LEVELS levels below the
+  // body, and all they hold: a submenu, a mega-menu panel, a sibling tooltip), and whatever
+  // the page inserted anywhere after the move (a tooltip or popup appended to the body).
+  const HOVER_LEVELS = 4;
+  const HOVER_LIMIT = 3000;
+
+  function neighbourhood(el) {
+    const doc = el.ownerDocument;
+    let root = el;
+    for (let i = 0; i < HOVER_LEVELS; i++) {
+      const up = root.parentElement;
+      if (!up || up === doc.body || up === doc.documentElement) break;
+      root = up;
+    }
+    return root;
+  }
+
+  function within(roots) {
+    const out = new Set();
+    for (const root of roots) {
+      if (!root.isConnected) continue;
+      out.add(root);
+      for (const el of root.getElementsByTagName("*")) {
+        if (out.size >= HOVER_LIMIT) return [...out];
+        out.add(el);
+      }
+    }
+    return [...out];
+  }
+
+  let hoverBefore = null;
+
+  // What a 1-pixel clipping box holds is not seen (the "visually hidden" text for screen
+  // readers: jQuery UI's live region, .sr-only).
+  function visuallyHidden(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      const st = styleOf(n);
+      if (st.clip === "rect(0px, 0px, 0px, 0px)" || st.clipPath === "inset(50%)") return true;
+      if (st.overflowX !== "visible" && st.overflowY !== "visible") {
+        const r = n.getBoundingClientRect();
+        if (r.width <= 1 || r.height <= 1) return true;
+      }
+    }
+    return false;
+  }
+
+  // What a menu or a tooltip that appeared holds: its innermost actionable items' texts.
+  const ITEM_SELECTOR =
+    "a[href], button, input, select, textarea, [role^=menuitem], [role=option], [role=tab], [role=treeitem], [role=link], [role=button], li";
+
+  function appearedItem(el) {
+    const found = Array.from(el.querySelectorAll(ITEM_SELECTOR)).filter(shown);
+    if (el.matches(ITEM_SELECTOR)) found.unshift(el);
+    const innermost = found.filter((item) => !found.some((other) => other !== item && item.contains(other)));
+    const items = innermost.map((item) => clip(item.innerText || item.textContent || item.getAttribute("aria-label"), 40)).filter(Boolean);
+    return {
+      role: el.getAttribute("role") || "",
+      tag: el.tagName.toLowerCase(),
+      items: items.slice(0, 8),
+      more: Math.max(0, items.length - 8),
+      text: clip(el.innerText || el.textContent || el.getAttribute("aria-label") || "", 100),
+    };
+  }
+
+  // --- scrolling areas ------------------------------------------------------------------
+
+  function scrollsAlong(value) {
+    return value === "auto" || value === "scroll" || value === "overlay";
+  }
+
+  // How far an element's own content can still move each way (px); null when it is not a
+  // scroll container a person could scroll (overflow hidden clips, but has no scrollbar).
+  function scrollRoom(el) {
+    if (!el || el.nodeType !== 1 || el === el.ownerDocument.documentElement || el === el.ownerDocument.body) return null;
+    const st = styleOf(el);
+    const y = scrollsAlong(st.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    const x = scrollsAlong(st.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    if (!x && !y) return null;
+    const left = Math.abs(el.scrollLeft);
+    return {
+      y,
+      x,
+      up: y ? el.scrollTop : 0,
+      down: y ? Math.max(0, el.scrollHeight - el.clientHeight - el.scrollTop) : 0,
+      left: x ? left : 0,
+      right: x ? Math.max(0, el.scrollWidth - el.clientWidth - left) : 0,
+    };
+  }
+
+  const VERTICAL = new Set(["up", "down"]);
+
+  function scrollsToward(room, direction) {
+    return room !== null && (VERTICAL.has(direction) ? room.y : room.x);
+  }
+
+  // What lies wholly outside an area's visible box, each way it scrolls: the outermost boxes
+  // there (a card, a row), each counted once; -1 when there is more but no whole box (half a
+  // card). The digest counts the same way (core/eyes/scrolling.js), so the result of a
+  // scroll and the next digest agree.
+  const BEYOND_VISITS = 5000;
+  function beyond(area, room) {
+    const r = area.getBoundingClientRect();
+    const top = r.top + area.clientTop;
+    const left = r.left + area.clientLeft;
+    const bottom = top + area.clientHeight;
+    const right = left + area.clientWidth;
+    const out = { up: 0, down: 0, left: 0, right: 0, capped: false };
+    const stack = [...(area.shadowRoot || area).children];
+    let visits = 0;
+    while (stack.length && visits < BEYOND_VISITS) {
+      const n = stack.pop();
+      visits++;
+      const c = n.getBoundingClientRect();
+      let where = null;
+      if (c.width >= 1 || c.height >= 1) {
+        if (room.y && c.top >= bottom - 1) where = "down";
+        else if (room.y && c.bottom <= top + 1) where = "up";
+        else if (room.x && c.left >= right - 1) where = "right";
+        else if (room.x && c.right <= left + 1) where = "left";
+      }
+      if (where === null) stack.push(...(n.shadowRoot || n).children);
+      else if (!n.checkVisibility || n.checkVisibility({ opacityProperty: true, visibilityProperty: true })) out[where]++;
+    }
+    for (const way of ["up", "down", "left", "right"]) if (!out[way] && room[way] > 1) out[way] = -1;
+    out.capped = visits >= BEYOND_VISITS;
+    return out;
+  }
+
+  function areaState(area) {
+    const room = scrollRoom(area);
+    return { room, items: room ? beyond(area, room) : null, describe: describe(area), name: accessibleName(area) };
+  }
+
+  Object.assign(api, {
+    // Before a hover: what is shown now in the element's document, and its title tooltip.
+    hoverBaseline(index) {
+      const el = element(index);
+      const doc = el.ownerDocument;
+      if (hoverBefore) hoverBefore.observer.disconnect();
+      const root = neighbourhood(el);
+      const inserted = [];
+      const observer = new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) if (node.nodeType === 1 && inserted.length < 50) inserted.push(node);
+        }
+      });
+      observer.observe(doc, { childList: true, subtree: true });
+      hoverBefore = { doc, root, inserted, observer, seen: new WeakSet(within([root]).filter(shown)) };
+      // The settle counts the page's clock from the move (hover timers start there).
+      lastInputAt = performance.now();
+      const moved = () => {
+        lastInputAt = performance.now();
+      };
+      doc.defaultView.addEventListener("pointermove", moved, { capture: true, once: true });
+      const titled = el.closest("[title]");
+      return { title: titled ? clip(titled.getAttribute("title"), 100) : "" };
+    },
+
+    // After it: the outermost elements shown now that were not shown before (a menu, a
+    // tooltip), in document order. Needs no element: the hovered one may be gone.
+    hoverAppeared(_index) {
+      const before = hoverBefore;
+      hoverBefore = null;
+      if (!before) return [];
+      for (const record of before.observer.takeRecords()) {
+        for (const node of record.addedNodes) if (node.nodeType === 1) before.inserted.push(node);
+      }
+      before.observer.disconnect();
+      if (!before.doc.defaultView) return [];
+      const fresh = within([before.root, ...before.inserted]).filter(
+        (el) => shown(el) && !before.seen.has(el) && !visuallyHidden(el),
+      );
+      const freshSet = new Set(fresh);
+      const roots = fresh.filter((el) => !freshSet.has(el.parentElement));
+      return roots.slice(0, 4).map(appearedItem);
+    },
+
+    // Scroll the content of the scrolling area [index], or of the nearest one around it that
+    // scrolls along `direction`, by `pages` of its visible size. With no direction: toward
+    // where it has more. {scrolled: false} when there is no such area.
+    scrollArea(index, direction, pages) {
+      const el = element(index);
+      let area = el;
+      let room = scrollRoom(el);
+      if (direction) {
+        while (area && !scrollsToward(room, direction)) {
+          area = composedParent(area);
+          room = area && area.nodeType === 1 ? scrollRoom(area) : null;
+        }
+      } else if (room) {
+        // Toward where it has more, as the digest's note promises ("3 more above:
+        // scroll{index: 7}"): down first, then right, up, left.
+        direction = ["down", "right", "up", "left"].find((way) => room[way] > 1) || null;
+      }
+      if (!area || !direction || !scrollsToward(room, direction)) {
+        return { scrolled: false };
+      }
+      let intoView = false;
+      if (!inViewport(topRect(area))) {
+        area.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+        intoView = true;
+      }
+      const vertical = VERTICAL.has(direction);
+      const sign = direction === "up" || direction === "left" ? -1 : 1;
+      const size = vertical ? area.clientHeight : area.clientWidth;
+      const step = Math.max(1, Math.round(size * 0.9 * pages));
+      const before = vertical ? area.scrollTop : area.scrollLeft;
+      area.scrollBy({ top: vertical ? sign * step : 0, left: vertical ? 0 : sign * step, behavior: "instant" });
+      const after = vertical ? area.scrollTop : area.scrollLeft;
+      return {
+        scrolled: true,
+        direction,
+        moved: Math.abs(after - before),
+        itself: area === el,
+        intoView,
+        after: areaState(area),
+      };
+    },
+  });
+
   return api;
 })()

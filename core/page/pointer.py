@@ -1,23 +1,46 @@
-"""The pointer family: click and scroll."""
+"""The pointer family: click, and the hit test every pointer action runs first (:func:`aim`)."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect, name_matches
-from core.page.messages import element_label, not_actionable, position
+from core.page.messages import element_label, not_actionable
 from core.page.mouse import click_element
 from core.page.navigation import follow_popup
-from core.page.settle import Probe, compare, frames, probe, settle
+from core.page.settle import Probe, compare, probe, settle
 from core.result import ActionResult
 from core.world import StaleElement, UnknownIndex, WorldError
 
 
-async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> ActionResult:
-    watch = ctx.watch
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """Where a pointer action may land: the element checked as approved, scrolled into view,
+    visible, still, and hit-tested at ``(x, y)`` (top-level viewport CSS pixels)."""
+
+    before: Probe | None
+    label: str
+    x: float
+    y: float
+    scrolled: bool
+    toggle: dict[str, Any] | None
+    """The element's toggle state before (checkbox, switch...), None when it has none."""
+
+
+async def aim(
+    ctx: Ctx,
+    index: int,
+    expect: TargetExpectation | None,
+    *,
+    require_enabled: bool = True,
+) -> Aim:
+    """The checks a click makes before the pointer moves, for any pointer action (``ctx.name``
+    words the refusals). Raises :class:`Refused`: ``target_changed`` when the element is not
+    the approved one, ``not_actionable`` when it is hidden, disabled (unless
+    ``require_enabled`` is false), moving, or covered at its centre."""
     # Three independent readings, in one round trip's time.
     readings: tuple[Any, ...] = await asyncio.gather(
         probe(ctx),
@@ -35,20 +58,35 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     if isinstance(toggle_before, BaseException):
         raise toggle_before
     label = element_label(index, target)
-    prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
+    options = {} if require_enabled else {"requireEnabled": False}
+    prep = await js(ctx, "prepareClick", index, options, await_promise=True)
     if not prep.get("ok"):
-        raise Refused(*not_actionable("click", label, prep), code="not_actionable")
+        raise Refused(*not_actionable(ctx.name, label, prep), code="not_actionable")
     if expect is not None and not name_matches(expect.name, prep.get("names") or []):
-        # Re-checked after scrolling and the stability wait, just before the press.
+        # Re-checked after scrolling and the stability wait, just before the pointer moves.
         raise Refused(
-            f"click was not done: {label} was relabelled while handrail got ready",
+            f"{ctx.name} was not done: {label} was relabelled while handrail got ready",
             code="target_changed",
-            error=f"target_changed: [{index}] was relabelled just before the click",
+            error=f"target_changed: [{index}] was relabelled just before the {ctx.name}",
         )
+    return Aim(
+        before=before,
+        label=label,
+        x=float(prep["x"]),
+        y=float(prep["y"]),
+        scrolled=bool(prep.get("scrolled")),
+        toggle=toggle_before if isinstance(toggle_before, dict) else None,
+    )
+
+
+async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> ActionResult:
+    watch = ctx.watch
+    aimed = await aim(ctx, index, expect)
+    before, label, toggle_before = aimed.before, aimed.label, aimed.toggle
     marks = watch.marks()
     popup_mark = ctx.hands.tabs.popups
     download_mark = len(ctx.hands.downloads.order)
-    await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
+    await click_element(ctx, index, aimed.x, aimed.y)
     note = await settle(ctx, marks)
     await ctx.hands.downloads.wait_since(download_mark, min(3.0, max(ctx.remaining() - 1.0, 0.0)))
     origin_tab = ctx.current
@@ -56,7 +94,7 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     after_origin = await probe(replace(ctx, tab=origin_tab))
     changes = compare(before, after_origin, new_tab=new_tab is not None)
     parts = [f"clicked {label}"]
-    if prep.get("scrolled"):
+    if aimed.scrolled:
         parts.append("(scrolled it into view first)")
     if new_tab is not None:
         parts.append(
@@ -92,39 +130,3 @@ async def read_toggle(ctx: Ctx, index: int) -> dict[str, Any] | None:
     except (StaleElement, UnknownIndex, WorldError):
         return None
     return state if isinstance(state, dict) else None
-
-
-async def scroll(ctx: Ctx, direction: str | None, pages: float, index: int | None) -> ActionResult:
-    before = await probe(ctx)
-    if index is not None:
-        res = await js(ctx, "scrollToElement", index)
-        state = res.get("after") or {}
-        await frames(ctx)
-        after = await probe(ctx)
-        where = position(state)
-        message = f"scrolled to [{index}] {res.get('describe', '')}; {where}"
-        if not res.get("visible"):
-            message += ". It is still not visible (it may be clipped by its container)"
-        return ActionResult.success(message, compare(before, after))
-    if direction not in (None, "up", "down"):
-        raise Refused(
-            f"scroll direction must be 'up' or 'down', not {direction!r}", code="bad_parameters"
-        )
-    pages = min(max(float(pages), 0.1), 20.0)
-    res = await js(ctx, "scrollBy", direction or "down", pages)
-    await frames(ctx)
-    after = await probe(ctx)
-    b, a = res.get("before") or {}, res.get("after") or {}
-    moved = abs(float(a.get("top", 0)) - float(b.get("top", 0)))
-    where = "the page" if res.get("container") is None else f"the scrolling area {res['container']}"
-    word = "page" if pages == 1 else "pages"
-    if moved < 1:
-        end = "top" if (direction or "down") == "up" else "bottom"
-        return ActionResult.success(
-            f"nothing moved: {where} is already at the {end} ({position(a)})",
-            compare(before, after),
-        )
-    return ActionResult.success(
-        f"scrolled {where} {direction or 'down'} {pages:g} {word}; {position(a)}",
-        compare(before, after),
-    )

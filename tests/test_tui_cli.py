@@ -37,6 +37,15 @@ def test_every_option_of_every_subcommand_has_a_help_line() -> None:
     assert missing == []
 
 
+def test_serve_takes_every_option_run_takes() -> None:
+    """``serve`` passes its options on to the run it starts: an option added to ``run``
+    alone broke every ``handrail serve`` (settings read ``args.pool``)."""
+    parsers = dict(_parsers(build_parser()))
+    run = {o for a in parsers["handrail run"]._actions for o in a.option_strings}
+    serve = {o for a in parsers["handrail serve"]._actions for o in a.option_strings}
+    assert run - serve == set()
+
+
 def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
         dispatch(["--version"])

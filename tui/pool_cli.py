@@ -23,8 +23,10 @@ DEFAULT_NAME = "default"  # core.pool.state.DEFAULT_NAME, without importing it f
 
 
 def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The ``pool`` command, and ``--pool [NAME]`` on ``run``, ``demo`` and ``rerun``."""
-    for command in ("run", "demo", "rerun"):
+    """The ``pool`` command, and ``--pool [NAME]`` on ``run``, ``serve``, ``demo`` and
+    ``rerun`` (``serve`` copied run's options before these were added, and passes them on
+    to the run it starts)."""
+    for command in ("run", "serve", "demo", "rerun"):
         sub.choices[command].add_argument(
             "--pool",
             nargs="?",
@@ -36,14 +38,15 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         )
     # Not on `demo` or `rerun`: both start from their own first page, which a resumed
     # slot's kept page would contradict.
-    sub.choices["run"].add_argument(
-        "--resume-slot",
-        type=int,
-        default=None,
-        metavar="N",
-        help="with --pool: go on in completed slot N, from its page as the last run left "
-        "it (no wipe; no start page unless --start-url); exit code 4 if a run owns it",
-    )
+    for command in ("run", "serve"):
+        sub.choices[command].add_argument(
+            "--resume-slot",
+            type=int,
+            default=None,
+            metavar="N",
+            help="with --pool: go on in completed slot N, from its page as the last run left "
+            "it (no wipe; no start page unless --start-url); exit code 4 if a run owns it",
+        )
     pool = sub.add_parser(
         "pool",
         help="a dedicated browser with N background tabs that runs claim",

@@ -58,7 +58,9 @@ def ask_early() -> None:
 
     with _lock:
         if _asking is None:
-            _asking = threading.Thread(target=_ask, name="terminal graphics query", daemon=True)
+            # Not a daemon: should the process end before the app runs, the thread still
+            # gets to put the terminal back out of the mode it reads the answers in.
+            _asking = threading.Thread(target=_ask, name="terminal graphics query")
             _asking.start()
 
 

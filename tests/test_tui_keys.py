@@ -214,6 +214,26 @@ async def test_the_screen_says_starting_chrome_before_the_first_round(tmp_path: 
         go.set()
 
 
+async def test_the_run_starts_once_the_observatory_is_on_screen(tmp_path: Path) -> None:
+    # The run's start-up (core.session, the model's SDK, Chrome) competes for the CPU:
+    # begun before the first frame, it kept the terminal blank for a second or more.
+    on_screen_at_start: list[tuple[bool, bool, str]] = []
+
+    async def start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
+        screen = app.run_screen
+        assert screen is not None
+        digest = screen.panes.pane("digest")
+        on_screen_at_start.append(
+            (bool(screen.header.region.area), bool(digest.region.area), digest.plain)
+        )
+        return await holding_driver()(sink, supervisor)
+
+    app = live_app(start, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: bool(on_screen_at_start))
+    assert on_screen_at_start == [(True, True, "waiting for the first round")]
+
+
 async def test_quitting_waits_for_chrome_to_close_and_says_so(tmp_path: Path) -> None:
     closed = asyncio.Event()
 

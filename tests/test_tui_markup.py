@@ -34,7 +34,8 @@ async def test_markup_in_page_and_model_text_is_shown_verbatim(tmp_path: Path) -
     driver = markup_driver()
     app = HandrailApp(driver, config_dir=tmp_path, clock=still_clock, persist_theme=False)
     async with app.run_test(size=(160, 50)) as pilot:
-        await wait_until(pilot, lambda: driver.waiting == "approval")
+        # The driver says "approval" before the modal is pushed: wait for it to be composed.
+        await wait_until(pilot, lambda: bool(app.screen.query("#approval-target")))
         screen = app.screen
         assert isinstance(screen, ApprovalScreen)
         assert "[bold]open[/bold]" in str(screen.query_one("#approval-target").render())

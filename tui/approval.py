@@ -15,14 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from core.events import ApprovalDecision, ApprovalRequest
-from tui.panes import NARROW_COLUMNS, digest_content
-from tui.rounds import pretty
-from tui.target_crop import TargetPicture
+from tui.panes import NARROW_COLUMNS, digest_content, json_content
 
 Mode = Literal["choose", "deny", "edit"]
 
@@ -108,11 +105,15 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
             dialog.border_title = f"Approve round {request.round}?"
             with VerticalScroll(id="approval-body"):
                 shown = {"name": action.name, "params": action.params}
-                yield Static(highlight(pretty(shown), language="json"), id="approval-action")
+                yield Static(json_content(shown), id="approval-action")
                 with Horizontal(id="approval-summary"):
                     with Vertical(id="approval-facts"):
                         yield from self._facts()
                     if request.crop is not None:
+                        # Loaded with the first picture (PIL, textual-image): not on the
+                        # way to the first screen.
+                        from tui.target_crop import TargetPicture
+
                         yield TargetPicture(request.crop, id="approval-crop")
                 if request.risky:
                     yield Static(

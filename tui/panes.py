@@ -15,7 +15,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content, Span
-from textual.highlight import highlight
 from textual.widget import Widget
 from textual.widgets import Static, Tab, Tabs
 
@@ -57,6 +56,14 @@ def _heading(text: str) -> Content:
     return Content.styled(text, "bold $text-secondary")
 
 
+def json_content(value: Any) -> Content:
+    """``value`` as indented JSON, syntax-coloured."""
+    # Pygments loads with the first round, not on the way to the first screen.
+    from textual.highlight import highlight
+
+    return highlight(pretty(value), language="json")
+
+
 def digest_content(digest: str | None) -> Content:
     """The digest verbatim; ``*`` lines (new elements) and ``~`` lines (off-screen) coloured."""
     if digest is None:
@@ -93,7 +100,7 @@ def model_output_content(output: Any) -> Content:
             title = f"── tool_use {block.get('name', '?')}"
             if block.get("id"):
                 title += f"  ({block['id']})"
-            parts.extend([_heading(title), highlight(pretty(block.get("input")), language="json")])
+            parts.extend([_heading(title), json_content(block.get("input"))])
         else:
             parts.extend([_heading(f"── {kind}"), Content(pretty(block))])
     if not parts:
@@ -130,7 +137,7 @@ def action_content(view: RoundView) -> Content:
         return dim("no action yet")
     if action is not None:
         shown = {"name": action.get("name"), "params": action.get("params", {})}
-        parts.append(highlight(pretty(shown), language="json"))
+        parts.append(json_content(shown))
         if view.element_line:
             parts.append(_heading("target"))
             parts.append(digest_content(view.element_line))
@@ -206,7 +213,7 @@ def recorded_content(view: RoundView) -> Content | None:
     parts = [
         _heading(f"── recorded round {recorded.round} ({view.decided_by or 'rerun'} now)"),
         Content(f"on {recorded.url}"),
-        highlight(pretty(recorded.action), language="json"),
+        json_content(recorded.action),
     ]
     if recorded.element:
         parts += [_heading("recorded target"), digest_content(recorded.element)]

@@ -111,7 +111,14 @@ class RunScreen(RoundsScreen):
         self.panes.show({key: PaneText(dim("waiting for the first round")) for key in PANE_IDS})
         self._started_at = self.app_clock()
         self.set_interval(1.0, self.refresh_header)
-        self._worker = self._run_agent()
+        # The run starts once this screen is painted: its start-up (core.session, the
+        # model's SDK, Chrome) loads in threads that would otherwise hold the GIL while the
+        # first frame is drawn, and the person would look at a blank terminal meanwhile.
+        self.call_after_refresh(self._start_run)
+
+    def _start_run(self) -> None:
+        if self._worker is None and not self._aborting:
+            self._worker = self._run_agent()
 
     def app_clock(self) -> float:
         clock = getattr(self.app, "clock", None)
@@ -268,10 +275,14 @@ class RunScreen(RoundsScreen):
 
     def abort(self) -> None:
         """Cancel the run (its worker); the exit code becomes 130."""
-        if self._worker is not None and self.running:
-            self._aborting = True
+        if not self.running:
+            return
+        self._aborting = True
+        if self._worker is not None:
             self._worker.cancel()
-            self.refresh_header()
+        else:
+            self._finished(EXIT_ABORTED, None)  # before it started: nothing to close
+        self.refresh_header()
 
     def help_sections(self) -> Iterable[HelpSection]:
         yield ("Run", RunScreen.BINDINGS)

@@ -16,7 +16,14 @@ let next = 1;
 let seenUpTo = 0; // `next` at the end of the previous snapshot; 0 = no snapshot yet
 let mutations = 0;
 let snapNo = 0;
-const farSeen = new WeakMap(); // Element -> snapshot number in which it was only counted
+// What walks counted beyond the listing margin instead of listing, so that scrolling to it
+// later does not mark it new: the root of each far subtree (Element -> the walk's number),
+// and the runs of far rows of a table or list, [{parent, first, last, snap}], from the last
+// FAR_RUNS_KEPT walks (a run is remembered whole: marking its thousands of elements one by
+// one cost more than the rest of the walk).
+const farSeen = new WeakMap();
+let farRuns = [];
+const FAR_RUNS_KEPT = 4;
 
 function indexOf(el) {
   let i = byEl.get(el);

@@ -8,6 +8,13 @@ const SELECTOR = [
   "[contenteditable=plaintext-only]", "[tabindex]:not([tabindex^='-'])",
   ...[...ROLES].map((r) => `[role=${r}]`),
 ].join(",");
+// Fields beyond the listing margin the detectors still judge: a password, one-time-code or
+// card field by its type or autocomplete (one query, not a look at every far element).
+const FAR_SENSITIVE = [
+  "input[type=password i]", "input[autocomplete*=password]:not([type=hidden])",
+  "input[autocomplete*=one-time-code]:not([type=hidden])",
+  "input[autocomplete*=cc-]:not([type=hidden])",
+].join(",");
 // Subtrees never read: not rendered, or not text a person reads.
 const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
@@ -84,6 +91,7 @@ function walk(opts) {
 function walkDocument(opts) {
   const t0 = performance.now();
   snapNo++;
+  farRuns = farRuns.filter((run) => run.snap > snapNo - FAR_RUNS_KEPT);
   const marginV = opts.margin === undefined ? 1.5 : opts.margin;
   const maxLine = opts.maxLine || 300;
   const includeText = opts.includeText !== false;
@@ -141,8 +149,24 @@ function walkDocument(opts) {
 
   function isNew(el, index) {
     if (firstOfDoc || index < newFrom) return false;
-    const counted = farSeen.get(el);
-    return counted === undefined || counted >= snapNo;
+    // Counted by an earlier walk: inside a far subtree it counted, or a run of far rows.
+    for (let a = el, k = 0; a && k < 64; k++) {
+      const counted = farSeen.get(a);
+      if (counted !== undefined && counted < snapNo) return false;
+      a = a.parentElement || (a.parentNode && a.parentNode.host) || null;
+    }
+    for (const run of farRuns) if (run.snap < snapNo && inRun(run, el)) return false;
+    return true;
+  }
+
+  function inRun(run, el) {
+    // Between the run's first row and the end of its last one (rows added after the walk
+    // that counted them, at the end of the list, are new).
+    const { parent, first, last } = run;
+    if (!first.isConnected || first.parentNode !== parent || !parent.contains(el)) return false;
+    const afterFirst = el === first || first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING;
+    const beforeEnd = el === last || last.contains(el) || last.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING;
+    return Boolean(afterFirst && beforeEnd);
   }
 
   function hiddenScan(root) {
@@ -155,14 +179,11 @@ function walkDocument(opts) {
     }
   }
 
-  // Subtrees entirely outside the listing margin are counted, not described. Elements
-  // counted are remembered, so scrolling to them later does not mark them new.
-  function countOne(x, c) {
-    farSeen.set(x, snapNo);
-    if (x.tagName === "INPUT" && (x.type === "password" || /password|one-time-code|cc-/.test(x.getAttribute("autocomplete") || ""))) {
-      const kind = sensitiveOf(x, "INPUT");
-      if (kind) signalField(kind, x, indexOf(x), accessibleName(x), c.frame, c.shadow);
-    }
+  // Subtrees entirely outside the listing margin are counted, not described (see farSeen),
+  // but a sensitive field there still hands over.
+  function farSensitive(x, c) {
+    const kind = sensitiveOf(x, "INPUT");
+    if (kind) signalField(kind, x, indexOf(x), accessibleName(x), c.frame, c.shadow);
   }
 
   function addBeyond(above, n, chars) {
@@ -177,15 +198,10 @@ function walkDocument(opts) {
   }
 
   function countBeyond(el, above, c) {
-    let n = 0;
-    if (el.matches(SELECTOR)) {
-      countOne(el, c);
-      n++;
-    }
-    for (const x of el.querySelectorAll(SELECTOR)) {
-      countOne(x, c);
-      n++;
-    }
+    farSeen.set(el, snapNo);
+    const n = (el.matches(SELECTOR) ? 1 : 0) + el.querySelectorAll(SELECTOR).length;
+    if (el.matches(FAR_SENSITIVE)) farSensitive(el, c);
+    for (const x of el.querySelectorAll(FAR_SENSITIVE)) farSensitive(x, c);
     addBeyond(above, n, (el.textContent || "").length);
     if (el.tagName === "IFRAME") farFrame(el, above);
     else for (const f of el.getElementsByTagName("iframe")) farFrame(f, above);
@@ -222,23 +238,22 @@ function walkDocument(opts) {
     // `first` and every later sibling (rows of a table or list below the margin): one
     // query on the parent, then a binary search for where `first` starts.
     const list = parent.querySelectorAll(SELECTOR);
+    const after = (x) => x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING;
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      const x = list[mid];
-      if (x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING) hi = mid;
+      if (after(list[mid])) hi = mid;
       else lo = mid + 1;
     }
-    for (let k = lo; k < list.length; k++) countOne(list[k], c);
+    for (const x of parent.querySelectorAll(FAR_SENSITIVE)) if (after(x)) farSensitive(x, c);
+    farRuns.push({ parent, first, last: parent.lastElementChild, snap: snapNo });
     const range = first.ownerDocument.createRange();
     range.setStartBefore(first);
     range.setEndAfter(parent.lastChild);
     addBeyond(false, list.length - lo, range.toString().length);
     for (const f of parent.getElementsByTagName("iframe")) {
-      if (f === first || first.contains(f) || first.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING) {
-        farFrame(f, false);
-      }
+      if (after(f)) farFrame(f, false);
     }
   }
 

@@ -210,14 +210,40 @@ def _load_script() -> str:
     return eyes_script()
 
 
+async def install_at_document_start(session: CDPSession) -> None:
+    """Have every new top-level document of the tab behind ``session`` start with our world
+    and the eyes' script in it, so the first digest after a load finds them ready instead of
+    compiling the script then (measured on a 5,000-row table: 20 ms of a cold digest). The
+    page sees nothing: the script runs in our isolated world, and in a frame's world it
+    returns at once (frames get theirs when a digest first needs it). Page must be enabled
+    on the session (Browser._attach does it before the attach hooks)."""
+    source = f"if (globalThis.top === globalThis) {{\n{eyes_script()}\n}}"
+    await session.send(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": WORLD_NAME}
+    )
+
+
 async def _install(session: CDPSession, frame_id: str, seed: int, timeout: float) -> int:
-    """Create our world in ``frame_id`` and install the eyes' script; its context id."""
+    """Our world in ``frame_id`` (Chrome makes it once per document and name, so this finds
+    the one :func:`install_at_document_start` made) with the eyes' script in it, seeded with
+    ``seed``; its context id."""
     created = await session.send(
         "Page.createIsolatedWorld",
         {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
         timeout=timeout,
     )
     context_id = int(created["executionContextId"])
+    ready = await session.send(
+        "Runtime.evaluate",
+        {
+            "expression": f"globalThis.__handrail ? globalThis.__handrail.init({int(seed)}) : 0",
+            "contextId": context_id,
+            "returnByValue": True,
+        },
+        timeout=timeout,
+    )
+    if not ready.get("exceptionDetails") and ready.get("result", {}).get("value"):
+        return context_id
     install = f"{_load_script()}\n;globalThis.__handrail.init({int(seed)});"
     result = await session.send(
         "Runtime.evaluate",

@@ -262,9 +262,17 @@ async def _context(tab: Tab, timeout: float) -> int:
     async with world.lock:
         if world.context_id is not None:
             return world.context_id
-        tree = await tab.send("Page.getFrameTree", timeout=timeout)
-        frame_id = tree["frameTree"]["frame"]["id"]
-        context_id = await _install(tab.session, frame_id, world.next_index, timeout)
+        # A tab's main frame has the id of its target (as long as the target lives), so the
+        # frame tree is asked only when that fails.
+        frame_id = world.main_frame_id or tab.target_id
+        try:
+            context_id = await _install(tab.session, frame_id, world.next_index, timeout)
+        except CDPError as exc:
+            if "frame" not in str(exc).lower():
+                raise
+            tree = await tab.send("Page.getFrameTree", timeout=timeout)
+            frame_id = tree["frameTree"]["frame"]["id"]
+            context_id = await _install(tab.session, frame_id, world.next_index, timeout)
         world.context_id = context_id
         world.main_frame_id = frame_id
         world.generation += 1

@@ -290,8 +290,9 @@ async def test_far_rows_are_counted_and_their_sensitive_fields_still_judged(
     assert "Row 150" not in snap.text  # far below: one counted run, not listed
     listed = sum(1 for e in snap.elements.values() if e.name.startswith("Row "))
     note = snap.text.splitlines()[-1]
-    # Every row's link, plus the password and card fields (the hidden input is no field).
-    assert note.startswith(f"[… {200 - listed + 2} more interactive elements")
+    # Every row's link, plus the password and card fields (the hidden input is no field)
+    # and row 180's button, link-button and comment field.
+    assert note.startswith(f"[… {200 - listed + 5} more interactive elements")
     assert [f.name for f in snap.signals.password_fields] == ["Account password"]
     assert [f.name for f in snap.signals.card_fields] == ["Card number"]
 

@@ -2,19 +2,24 @@
 // One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
-const SELECTOR = [
+// Elements a person can act on: these tags, and any element one of ATTR_SELECTOR's
+// attributes makes a control (the parts of SELECTOR after TAG_SELECTOR).
+const TAG_SELECTOR = [
   "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
-  "[onclick]", "[contenteditable='']", "[contenteditable=true]",
+].join(",");
+const ATTR_SELECTOR = "[onclick],[contenteditable],[tabindex],[role]";
+const SELECTOR = [
+  TAG_SELECTOR, "[onclick]", "[contenteditable='']", "[contenteditable=true]",
   "[contenteditable=plaintext-only]", "[tabindex]:not([tabindex^='-'])",
   ...[...ROLES].map((r) => `[role=${r}]`),
 ].join(",");
 // Fields beyond the listing margin the detectors still judge: a password, one-time-code or
-// card field by its type or autocomplete (one query, not a look at every far element).
-const FAR_SENSITIVE = [
-  "input[type=password i]", "input[autocomplete*=password]:not([type=hidden])",
-  "input[autocomplete*=one-time-code]:not([type=hidden])",
-  "input[autocomplete*=cc-]:not([type=hidden])",
-].join(",");
+// card field by its type or autocomplete (FAR_AUTOCOMPLETE), found by one query.
+const FAR_SENSITIVE = "input[type=password i],input[autocomplete]";
+const FAR_AUTOCOMPLETE = /password|one-time-code|cc-/;
+// Above this many elements with one of ATTR_SELECTOR's attributes, a far run is counted with
+// SELECTOR itself rather than by looking at each of them.
+const MANY_ATTRS = 2000;
 // Subtrees never read: not rendered, or not text a person reads.
 const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
@@ -182,6 +187,7 @@ function walkDocument(opts) {
   // Subtrees entirely outside the listing margin are counted, not described (see farSeen),
   // but a sensitive field there still hands over.
   function farSensitive(x, c) {
+    if (x.type !== "password" && (x.type === "hidden" || !FAR_AUTOCOMPLETE.test(x.getAttribute("autocomplete") || ""))) return;
     const kind = sensitiveOf(x, "INPUT");
     if (kind) signalField(kind, x, indexOf(x), accessibleName(x), c.frame, c.shadow);
   }
@@ -235,23 +241,40 @@ function walkDocument(opts) {
   }
 
   function countRun(parent, first, c) {
-    // `first` and every later sibling (rows of a table or list below the margin): one
-    // query on the parent, then a binary search for where `first` starts.
-    const list = parent.querySelectorAll(SELECTOR);
+    // `first` and every later sibling (rows of a table or list below the margin): queries on
+    // the parent, each followed by a binary search for where `first` starts.
     const after = (x) => x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING;
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (after(list[mid])) hi = mid;
-      else lo = mid + 1;
+    const from = (list) => {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (after(list[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    // SELECTOR's thirty selectors cost several times its tags and its four attributes.
+    let n;
+    const attrs = parent.querySelectorAll(ATTR_SELECTOR);
+    if (attrs.length > MANY_ATTRS) {
+      const all = parent.querySelectorAll(SELECTOR);
+      n = all.length - from(all);
+    } else {
+      const tags = parent.querySelectorAll(TAG_SELECTOR);
+      n = tags.length - from(tags);
+      for (let k = from(attrs); k < attrs.length; k++) {
+        const x = attrs[k];
+        if (!x.matches(TAG_SELECTOR) && x.matches(SELECTOR)) n++;
+      }
     }
-    for (const x of parent.querySelectorAll(FAR_SENSITIVE)) if (after(x)) farSensitive(x, c);
+    const fields = parent.querySelectorAll(FAR_SENSITIVE);
+    for (let k = from(fields); k < fields.length; k++) farSensitive(fields[k], c);
     farRuns.push({ parent, first, last: parent.lastElementChild, snap: snapNo });
     const range = first.ownerDocument.createRange();
     range.setStartBefore(first);
     range.setEndAfter(parent.lastChild);
-    addBeyond(false, list.length - lo, range.toString().length);
+    addBeyond(false, n, range.toString().length);
     for (const f of parent.getElementsByTagName("iframe")) {
       if (after(f)) farFrame(f, false);
     }

@@ -309,6 +309,18 @@ async def test_counted_rows_are_not_new_when_scrolled_to_but_rows_added_since_ar
     assert by_name(snap, "Row 204").is_new  # added after it
 
 
+async def test_rows_added_to_a_long_table_count_as_new_interactive_elements(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(tab, site, "long_table.html")
+    before = await probe(tab)
+    await page_eval(tab, "addRows(201, 203)")  # three links, far below, after the counted run
+    after = await probe(tab)
+    assert after.new_interactive - before.new_interactive == 3
+    await page_eval(tab, "document.querySelector('tbody').firstChild.remove()")
+    assert (await probe(tab)).new_interactive == after.new_interactive  # row 1 was listed
+
+
 # -- stability, staleness, novelty -----------------------------------------------------
 
 

@@ -164,16 +164,6 @@ function walkDocument(opts) {
     return true;
   }
 
-  function inRun(run, el) {
-    // Between the run's first row and the end of its last one (rows added after the walk
-    // that counted them, at the end of the list, are new).
-    const { parent, first, last } = run;
-    if (!first.isConnected || first.parentNode !== parent || !parent.contains(el)) return false;
-    const afterFirst = el === first || first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING;
-    const beforeEnd = el === last || last.contains(el) || last.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING;
-    return Boolean(afterFirst && beforeEnd);
-  }
-
   function hiddenScan(root) {
     // Count instruction-like fragments a person cannot see (they never reach the digest).
     const tw = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
@@ -243,17 +233,8 @@ function walkDocument(opts) {
   function countRun(parent, first, c) {
     // `first` and every later sibling (rows of a table or list below the margin): queries on
     // the parent, each followed by a binary search for where `first` starts.
-    const after = (x) => x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING;
-    const from = (list) => {
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (after(list[mid])) hi = mid;
-        else lo = mid + 1;
-      }
-      return lo;
-    };
+    const after = (x) => x === first || first.compareDocumentPosition(x) & FOLLOWING;
+    const from = (list) => firstWhere(list, after);
     // SELECTOR's thirty selectors cost several times its tags and its four attributes.
     let n;
     const attrs = parent.querySelectorAll(ATTR_SELECTOR);

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from core.browser import Tab
-from core.cdp import JSON, CDPError, CDPSession, SessionClosed
+from core.cdp import JSON, CDPError, CDPSession, CDPTimeout, ConnectionClosed, SessionClosed
 from core.sensitive import judge_source
 
 WORLD_NAME = "handrail"
@@ -267,9 +267,9 @@ async def _context(tab: Tab, timeout: float) -> int:
         frame_id = world.main_frame_id or tab.target_id
         try:
             context_id = await _install(tab.session, frame_id, world.next_index, timeout)
-        except CDPError as exc:
-            if "frame" not in str(exc).lower():
-                raise
+        except (SessionClosed, ConnectionClosed, CDPTimeout):
+            raise
+        except CDPError:
             tree = await tab.send("Page.getFrameTree", timeout=timeout)
             frame_id = tree["frameTree"]["frame"]["id"]
             context_id = await _install(tab.session, frame_id, world.next_index, timeout)

@@ -193,6 +193,7 @@ async def bench_handrail(
         LaunchOptions(executable=CHROME, profile_dir=profile, headless=True)
     )
     try:
+        await follow_frames(browser)  # as a run does (core/session.py)
         tab = await browser.new_tab()
         await load(tab, url)
         # The renderer is still busy painting a big page after its load event; wait for it

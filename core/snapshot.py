@@ -70,6 +70,7 @@ from core.world import (
     frame_eval,
     frame_world,
     hops_map,
+    install_at_document_start,
     is_lost_context,
     known_frame_id,
     main_context,
@@ -655,17 +656,18 @@ _CHILDREN_KEY = "eyes.children"
 
 async def follow_frames(browser: Browser) -> None:
     """Let the eyes read the out-of-process frames of every tab of ours, now and later
-    (idempotent).
+    (idempotent), and have each new document of those tabs start with our world and script
+    ready (:func:`core.world.install_at_document_start`).
 
     core.targets attaches to each such frame (paused until its hooks ran); the eyes need no
-    hook of their own: they create their world in a frame when a digest first meets it, and
-    nothing a frame's scripts do before that hides anything from CDP.
+    hook of their own there: they create their world in a frame when a digest first meets
+    it, and nothing a frame's scripts do before that hides anything from CDP.
     """
     children = ChildTargets.of(browser)
 
     async def follow(tab: Tab) -> None:
         tab.state[_CHILDREN_KEY] = children
-        await children.install(tab)
+        await asyncio.gather(children.install(tab), install_at_document_start(tab.session))
 
     if not any(getattr(hook, _FOLLOWS, False) for hook in browser.attach_hooks):
         setattr(follow, _FOLLOWS, True)

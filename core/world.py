@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from core.browser import Tab
-from core.cdp import JSON, CDPError, CDPSession, SessionClosed
+from core.cdp import JSON, CDPError, CDPSession, CDPTimeout, ConnectionClosed, SessionClosed
 from core.sensitive import judge_source
 
 WORLD_NAME = "handrail"
@@ -210,14 +210,40 @@ def _load_script() -> str:
     return eyes_script()
 
 
+async def install_at_document_start(session: CDPSession) -> None:
+    """Have every new top-level document of the tab behind ``session`` start with our world
+    and the eyes' script in it, so the first digest after a load finds them ready instead of
+    compiling the script then (measured on a 5,000-row table: 20 ms of a cold digest). The
+    page sees nothing: the script runs in our isolated world, and in a frame's world it
+    returns at once (frames get theirs when a digest first needs it). Page must be enabled
+    on the session (Browser._attach does it before the attach hooks)."""
+    source = f"if (globalThis.top === globalThis) {{\n{eyes_script()}\n}}"
+    await session.send(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": source, "worldName": WORLD_NAME}
+    )
+
+
 async def _install(session: CDPSession, frame_id: str, seed: int, timeout: float) -> int:
-    """Create our world in ``frame_id`` and install the eyes' script; its context id."""
+    """Our world in ``frame_id`` (Chrome makes it once per document and name, so this finds
+    the one :func:`install_at_document_start` made) with the eyes' script in it, seeded with
+    ``seed``; its context id."""
     created = await session.send(
         "Page.createIsolatedWorld",
         {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
         timeout=timeout,
     )
     context_id = int(created["executionContextId"])
+    ready = await session.send(
+        "Runtime.evaluate",
+        {
+            "expression": f"globalThis.__handrail ? globalThis.__handrail.init({int(seed)}) : 0",
+            "contextId": context_id,
+            "returnByValue": True,
+        },
+        timeout=timeout,
+    )
+    if not ready.get("exceptionDetails") and ready.get("result", {}).get("value"):
+        return context_id
     install = f"{_load_script()}\n;globalThis.__handrail.init({int(seed)});"
     result = await session.send(
         "Runtime.evaluate",
@@ -236,9 +262,17 @@ async def _context(tab: Tab, timeout: float) -> int:
     async with world.lock:
         if world.context_id is not None:
             return world.context_id
-        tree = await tab.send("Page.getFrameTree", timeout=timeout)
-        frame_id = tree["frameTree"]["frame"]["id"]
-        context_id = await _install(tab.session, frame_id, world.next_index, timeout)
+        # A tab's main frame has the id of its target (as long as the target lives), so the
+        # frame tree is asked only when that fails.
+        frame_id = world.main_frame_id or tab.target_id
+        try:
+            context_id = await _install(tab.session, frame_id, world.next_index, timeout)
+        except (SessionClosed, ConnectionClosed, CDPTimeout):
+            raise
+        except CDPError:
+            tree = await tab.send("Page.getFrameTree", timeout=timeout)
+            frame_id = tree["frameTree"]["frame"]["id"]
+            context_id = await _install(tab.session, frame_id, world.next_index, timeout)
         world.context_id = context_id
         world.main_frame_id = frame_id
         world.generation += 1

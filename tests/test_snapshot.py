@@ -283,6 +283,44 @@ async def test_scrolling_does_not_mark_counted_elements_new(tab: Tab, site: Fixt
     assert describe_scroll(snap.scroll).startswith("scrolled ")
 
 
+async def test_far_rows_are_counted_and_their_sensitive_fields_still_judged(
+    tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(tab, site, "long_table.html")
+    assert "Row 150" not in snap.text  # far below: one counted run, not listed
+    listed = sum(1 for e in snap.elements.values() if e.name.startswith("Row "))
+    note = snap.text.splitlines()[-1]
+    # Every row's link, plus the password and card fields (the hidden input is no field)
+    # and row 180's button, link-button and comment field.
+    assert note.startswith(f"[… {200 - listed + 5} more interactive elements")
+    assert [f.name for f in snap.signals.password_fields] == ["Account password"]
+    assert [f.name for f in snap.signals.card_fields] == ["Card number"]
+
+
+async def test_counted_rows_are_not_new_when_scrolled_to_but_rows_added_since_are(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(tab, site, "long_table.html")
+    await page_eval(
+        tab, "addRows(201, 205); document.querySelector('tbody').lastChild.scrollIntoView()"
+    )
+    snap = await take_snapshot(tab)
+    assert not by_name(snap, "Row 198").is_new  # counted by the first digest
+    assert by_name(snap, "Row 204").is_new  # added after it
+
+
+async def test_rows_added_to_a_long_table_count_as_new_interactive_elements(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(tab, site, "long_table.html")
+    before = await probe(tab)
+    await page_eval(tab, "addRows(201, 203)")  # three links, far below, after the counted run
+    after = await probe(tab)
+    assert after.new_interactive - before.new_interactive == 3
+    await page_eval(tab, "document.querySelector('tbody').firstChild.remove()")
+    assert (await probe(tab)).new_interactive == after.new_interactive  # row 1 was listed
+
+
 # -- stability, staleness, novelty -----------------------------------------------------
 
 

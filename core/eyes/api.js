@@ -46,14 +46,36 @@ function result(w, opts) {
 }
 
 function probe() {
+  // Interactive elements a person can see that no digest has listed yet. The far runs of
+  // rows the latest walk counted are skipped (looking at each of a long table's rows cost
+  // 100 ms per probe, twice per action): the probes before and after an action skip the same
+  // rows, and rows it adds at the end of a list still count. SELECTOR is matched as its
+  // tags, then the few elements its attributes may make controls (as in countRun).
   let fresh = 0;
-  for (const el of document.querySelectorAll(SELECTOR)) {
-    if (byEl.has(el)) continue;
-    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+  const look = (el) => {
+    if (byEl.has(el)) return;
+    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
     const r = el.getBoundingClientRect();
     if (r.width >= 1 && r.height >= 1) fresh++;
-  }
+  };
+  outsideRuns(document.querySelectorAll(TAG_SELECTOR), look);
+  outsideRuns(document.querySelectorAll(ATTR_SELECTOR), (el) => {
+    if (!el.matches(TAG_SELECTOR) && el.matches(SELECTOR)) look(el);
+  });
   return { url: location.href, title: document.title, mutations, new_interactive: fresh };
+}
+
+// fn(el) for each element of `list` (this document's, in document order) outside the far
+// runs of the latest walk.
+function outsideRuns(list, fn) {
+  const spans = runSpans(list);
+  for (let k = 0, s = 0; k < list.length; k++) {
+    if (s < spans.length && k === spans[s][0]) {
+      k = spans[s++][1] - 1;
+      continue;
+    }
+    fn(list[k]);
+  }
 }
 
 Object.defineProperty(globalThis, "__handrail", {

@@ -16,7 +16,67 @@ let next = 1;
 let seenUpTo = 0; // `next` at the end of the previous snapshot; 0 = no snapshot yet
 let mutations = 0;
 let snapNo = 0;
-const farSeen = new WeakMap(); // Element -> snapshot number in which it was only counted
+// What walks counted beyond the listing margin instead of listing, so that scrolling to it
+// later does not mark it new: the root of each far subtree (Element -> the walk's number),
+// and the runs of far rows of a table or list, [{parent, first, last, snap}], from the last
+// FAR_RUNS_KEPT walks (a run is remembered whole: marking its thousands of elements one by
+// one cost more than the rest of the walk).
+const farSeen = new WeakMap();
+let farRuns = [];
+const FAR_RUNS_KEPT = 4;
+
+const FOLLOWING = Node.DOCUMENT_POSITION_FOLLOWING;
+const PRECEDING = Node.DOCUMENT_POSITION_PRECEDING;
+
+// The run's first and last rows are still where the walk found them.
+function runIntact(run) {
+  const { parent, first, last } = run;
+  return first.isConnected && first.parentNode === parent && last.isConnected && last.parentNode === parent;
+}
+
+// Is `el` between the run's first row and the end of its last one? (Rows added at the end
+// of the list after the walk that counted them are not.)
+function inRun(run, el) {
+  const { parent, first, last } = run;
+  if (!runIntact(run) || !parent.contains(el)) return false;
+  const afterFirst = el === first || first.compareDocumentPosition(el) & FOLLOWING;
+  const beforeEnd = el === last || last.contains(el) || last.compareDocumentPosition(el) & PRECEDING;
+  return Boolean(afterFirst && beforeEnd);
+}
+
+// The first k of `list` (elements in document order) for which test(list[k]) holds, when it
+// holds for a tail of the list.
+function firstWhere(list, test) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (test(list[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// [start, end) of `list` (elements of this document in document order) inside the far runs
+// the latest walk counted, sorted and apart.
+function runSpans(list) {
+  const spans = [];
+  for (const run of farRuns) {
+    const { parent, first, last } = run;
+    if (run.snap !== snapNo || !runIntact(run) || parent.getRootNode() !== document) continue;
+    const start = firstWhere(list, (x) => x === first || first.compareDocumentPosition(x) & FOLLOWING);
+    const end = firstWhere(list, (x) => x !== last && !last.contains(x) && last.compareDocumentPosition(x) & FOLLOWING);
+    if (end > start) spans.push([start, end]);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  const apart = [];
+  for (const span of spans) {
+    const prev = apart[apart.length - 1];
+    if (prev && span[0] <= prev[1]) prev[1] = Math.max(prev[1], span[1]);
+    else apart.push(span);
+  }
+  return apart;
+}
 
 function indexOf(el) {
   let i = byEl.get(el);

@@ -2,12 +2,24 @@
 // One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
-const SELECTOR = [
+// Elements a person can act on: these tags, and any element one of ATTR_SELECTOR's
+// attributes makes a control (the parts of SELECTOR after TAG_SELECTOR).
+const TAG_SELECTOR = [
   "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
-  "[onclick]", "[contenteditable='']", "[contenteditable=true]",
+].join(",");
+const ATTR_SELECTOR = "[onclick],[contenteditable],[tabindex],[role]";
+const SELECTOR = [
+  TAG_SELECTOR, "[onclick]", "[contenteditable='']", "[contenteditable=true]",
   "[contenteditable=plaintext-only]", "[tabindex]:not([tabindex^='-'])",
   ...[...ROLES].map((r) => `[role=${r}]`),
 ].join(",");
+// Fields beyond the listing margin the detectors still judge: a password, one-time-code or
+// card field by its type or autocomplete (FAR_AUTOCOMPLETE), found by one query.
+const FAR_SENSITIVE = "input[type=password i],input[autocomplete]";
+const FAR_AUTOCOMPLETE = /password|one-time-code|cc-/;
+// Above this many elements with one of ATTR_SELECTOR's attributes, a far run is counted with
+// SELECTOR itself rather than by looking at each of them.
+const MANY_ATTRS = 2000;
 // Subtrees never read: not rendered, or not text a person reads.
 const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
@@ -84,6 +96,7 @@ function walk(opts) {
 function walkDocument(opts) {
   const t0 = performance.now();
   snapNo++;
+  farRuns = farRuns.filter((run) => run.snap > snapNo - FAR_RUNS_KEPT);
   const marginV = opts.margin === undefined ? 1.5 : opts.margin;
   const maxLine = opts.maxLine || 300;
   const includeText = opts.includeText !== false;
@@ -141,8 +154,14 @@ function walkDocument(opts) {
 
   function isNew(el, index) {
     if (firstOfDoc || index < newFrom) return false;
-    const counted = farSeen.get(el);
-    return counted === undefined || counted >= snapNo;
+    // Counted by an earlier walk: inside a far subtree it counted, or a run of far rows.
+    for (let a = el, k = 0; a && k < 64; k++) {
+      const counted = farSeen.get(a);
+      if (counted !== undefined && counted < snapNo) return false;
+      a = a.parentElement || (a.parentNode && a.parentNode.host) || null;
+    }
+    for (const run of farRuns) if (run.snap < snapNo && inRun(run, el)) return false;
+    return true;
   }
 
   function hiddenScan(root) {
@@ -155,14 +174,12 @@ function walkDocument(opts) {
     }
   }
 
-  // Subtrees entirely outside the listing margin are counted, not described. Elements
-  // counted are remembered, so scrolling to them later does not mark them new.
-  function countOne(x, c) {
-    farSeen.set(x, snapNo);
-    if (x.tagName === "INPUT" && (x.type === "password" || /password|one-time-code|cc-/.test(x.getAttribute("autocomplete") || ""))) {
-      const kind = sensitiveOf(x, "INPUT");
-      if (kind) signalField(kind, x, indexOf(x), accessibleName(x), c.frame, c.shadow);
-    }
+  // Subtrees entirely outside the listing margin are counted, not described (see farSeen),
+  // but a sensitive field there still hands over.
+  function farSensitive(x, c) {
+    if (x.type !== "password" && (x.type === "hidden" || !FAR_AUTOCOMPLETE.test(x.getAttribute("autocomplete") || ""))) return;
+    const kind = sensitiveOf(x, "INPUT");
+    if (kind) signalField(kind, x, indexOf(x), accessibleName(x), c.frame, c.shadow);
   }
 
   function addBeyond(above, n, chars) {
@@ -177,15 +194,10 @@ function walkDocument(opts) {
   }
 
   function countBeyond(el, above, c) {
-    let n = 0;
-    if (el.matches(SELECTOR)) {
-      countOne(el, c);
-      n++;
-    }
-    for (const x of el.querySelectorAll(SELECTOR)) {
-      countOne(x, c);
-      n++;
-    }
+    farSeen.set(el, snapNo);
+    const n = (el.matches(SELECTOR) ? 1 : 0) + el.querySelectorAll(SELECTOR).length;
+    if (el.matches(FAR_SENSITIVE)) farSensitive(el, c);
+    for (const x of el.querySelectorAll(FAR_SENSITIVE)) farSensitive(x, c);
     addBeyond(above, n, (el.textContent || "").length);
     if (el.tagName === "IFRAME") farFrame(el, above);
     else for (const f of el.getElementsByTagName("iframe")) farFrame(f, above);
@@ -219,26 +231,33 @@ function walkDocument(opts) {
   }
 
   function countRun(parent, first, c) {
-    // `first` and every later sibling (rows of a table or list below the margin): one
-    // query on the parent, then a binary search for where `first` starts.
-    const list = parent.querySelectorAll(SELECTOR);
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const x = list[mid];
-      if (x === first || first.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING) hi = mid;
-      else lo = mid + 1;
+    // `first` and every later sibling (rows of a table or list below the margin): queries on
+    // the parent, each followed by a binary search for where `first` starts.
+    const after = (x) => x === first || first.compareDocumentPosition(x) & FOLLOWING;
+    const from = (list) => firstWhere(list, after);
+    // SELECTOR's thirty selectors cost several times its tags and its four attributes.
+    let n;
+    const attrs = parent.querySelectorAll(ATTR_SELECTOR);
+    if (attrs.length > MANY_ATTRS) {
+      const all = parent.querySelectorAll(SELECTOR);
+      n = all.length - from(all);
+    } else {
+      const tags = parent.querySelectorAll(TAG_SELECTOR);
+      n = tags.length - from(tags);
+      for (let k = from(attrs); k < attrs.length; k++) {
+        const x = attrs[k];
+        if (!x.matches(TAG_SELECTOR) && x.matches(SELECTOR)) n++;
+      }
     }
-    for (let k = lo; k < list.length; k++) countOne(list[k], c);
+    const fields = parent.querySelectorAll(FAR_SENSITIVE);
+    for (let k = from(fields); k < fields.length; k++) farSensitive(fields[k], c);
+    farRuns.push({ parent, first, last: parent.lastElementChild, snap: snapNo });
     const range = first.ownerDocument.createRange();
     range.setStartBefore(first);
     range.setEndAfter(parent.lastChild);
-    addBeyond(false, list.length - lo, range.toString().length);
+    addBeyond(false, n, range.toString().length);
     for (const f of parent.getElementsByTagName("iframe")) {
-      if (f === first || first.contains(f) || first.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING) {
-        farFrame(f, false);
-      }
+      if (after(f)) farFrame(f, false);
     }
   }
 

@@ -12,8 +12,8 @@ from core.keys import MOVING_KEYS, key_events, parse_keys
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect
 from core.page.keyboard import enter_text, send_keys
-from core.page.messages import clip, element_label, not_actionable, readback
-from core.page.mouse import click_element
+from core.page.messages import clip, element_label, readback
+from core.page.pointer import prepare, press
 from core.page.settle import TYPE_QUIET, Probe, compare, probe, settle, watch_motion
 from core.page.tabs import Marks
 from core.result import ActionResult
@@ -71,10 +71,8 @@ async def type_text(
         if not native.get("native"):
             # Focus as a person would. A picker field is focused without a click: a click
             # moves a range's thumb or opens a colour chooser.
-            prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
-            if not prep.get("ok"):
-                raise Refused(*not_actionable("type", label, prep), code="not_actionable")
-            await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
+            prep = await prepare(ctx, index, label, None, defer_stable=True)
+            await press(ctx, index, label, float(prep["x"]), float(prep["y"]), None)
         if not await js(ctx, "focusField", index):
             raise Refused(
                 f"type was not done: {label} did not take the keyboard focus when clicked "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from pathlib import Path
@@ -33,10 +34,25 @@ async def type_text(
     """Type ``text`` into ``[index]``. ``secret`` says the text is exactly the configured
     secrets the person named: nothing else may go into a sensitive field."""
     watch = ctx.watch
-    before = await probe(ctx)
-    await check_expect(ctx, index, expect, before)
-    info = await js(ctx, "fieldInfo", index)
-    label = element_label(index, await js(ctx, "target", index))
+    # Independent readings, in one round trip's time; the approval is checked first. The
+    # text goes into the page (our world) only once the field is known not to refuse it.
+    readings: tuple[Any, ...] = await asyncio.gather(
+        probe(ctx),
+        js(ctx, "target", index),
+        js(ctx, "fieldInfo", index),
+        js(ctx, "sensitivity", index),
+        return_exceptions=True,
+    )
+    first, target, info, sensitivity = readings
+    if isinstance(first, BaseException):
+        raise first
+    before: Probe | None = first
+    await check_expect(ctx, index, expect, before, target)
+    # Each reading's failure counts only where the reading is used, as when read one by one.
+    for reading in (target, info):
+        if isinstance(reading, BaseException):
+            raise reading
+    label = element_label(index, target)
     if not info.get("editable"):
         raise Refused(
             f"type was not done: {label} is not a text field (it is {info.get('describe')}). "
@@ -57,7 +73,9 @@ async def type_text(
             code="not_actionable",
             error="not_actionable: read-only",
         )
-    _refuse_if_sensitive(ctx, label, await js(ctx, "sensitivity", index), secret)
+    if isinstance(sensitivity, BaseException):
+        raise sensitivity
+    _refuse_if_sensitive(ctx, label, sensitivity, secret)
     sensitive = bool(info.get("sensitive"))
     kind = str(info.get("kind"))
     # A date, time, colour or range input takes what its picker would set, not keys.
@@ -109,7 +127,14 @@ async def type_text(
     else:
         await js(ctx, "caretToEnd", index)
     await enter_text(ctx, text, single_line=kind == "input")
-    strayed = await js(ctx, "keysDone")
+    # The guard's report and the field's value, read together (the renderer answers them
+    # in this order); the report comes first.
+    done: tuple[Any, ...] = await asyncio.gather(
+        js(ctx, "keysDone"), js(ctx, "fieldInfo", index), return_exceptions=True
+    )
+    strayed, after_info = done
+    if isinstance(strayed, BaseException):
+        raise strayed
     if strayed:
         raise Refused(
             f"type was not done: the target changed under the keyboard: the focus moved to "
@@ -118,7 +143,8 @@ async def type_text(
             error=f"the focus moved to {strayed} while typing",
             code="target_changed",
         )
-    after_info = await js(ctx, "fieldInfo", index)
+    if isinstance(after_info, BaseException):
+        raise after_info
     holds = str(after_info.get("value") or "")
     expected = previous + text
     report = readback(label, text, expected, holds, after_info, sensitive=sensitive)

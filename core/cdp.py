@@ -16,7 +16,7 @@ import itertools
 import json
 import os
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,6 +153,46 @@ class CDPConnection:
         seconds (None waits as long as the connection lives), :class:`ConnectionClosed` if the
         socket is or becomes dead and :class:`SessionClosed` if the session's target goes away.
         """
+        call_id, future = await self._post(method, params, session_id)
+        try:
+            return await self._answer(method, future, timeout)
+        finally:
+            self._pending.pop(call_id, None)
+
+    async def send_in_order(
+        self,
+        calls: Sequence[tuple[str, JSON]],
+        *,
+        session_id: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> list[JSON]:
+        """Send ``calls`` (method, params) one after another without waiting for an answer
+        in between, and return their ``result``s in order.
+
+        The browser gets them in that order (a page sees input events in that order), and
+        their round trips overlap. Every call is answered or has failed before this returns
+        or raises; then it raises as :meth:`send` for the first call that failed."""
+        posted: list[tuple[int, str, asyncio.Future[JSON]]] = []
+        try:
+            for method, params in calls:
+                call_id, future = await self._post(method, params, session_id)
+                posted.append((call_id, method, future))
+            answers = await asyncio.gather(
+                *(self._answer(method, future, timeout) for _, method, future in posted),
+                return_exceptions=True,
+            )
+        finally:
+            for call_id, _, _ in posted:
+                self._pending.pop(call_id, None)
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+        return [answer for answer in answers if not isinstance(answer, BaseException)]
+
+    async def _post(
+        self, method: str, params: JSON | None, session_id: str | None
+    ) -> tuple[int, asyncio.Future[JSON]]:
+        """Write one command to the socket; the future its answer will settle."""
         if self._closed_reason is not None:
             raise ConnectionClosed(
                 f"{method}: connection to the browser is closed ({self._closed_reason})",
@@ -167,18 +207,24 @@ class CDPConnection:
         future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = _Pending(future, method, session_id)
         try:
-            try:
-                await self._ws.send(json.dumps(message))
-            except WSConnectionClosed as exc:
-                self._mark_closed(f"websocket closed: {exc}")
+            await self._ws.send(json.dumps(message))
+        except WSConnectionClosed as exc:
+            self._mark_closed(f"websocket closed: {exc}")
+        except BaseException:
+            self._pending.pop(call_id, None)
+            raise
+        return call_id, future
+
+    async def _answer(
+        self, method: str, future: asyncio.Future[JSON], timeout: float | None
+    ) -> JSON:
+        try:
             async with asyncio.timeout(timeout):
                 return await future
         except TimeoutError as exc:
             raise CDPTimeout(
                 f"{method}: the browser did not answer within {timeout:g} s", method=method
             ) from exc
-        finally:
-            self._pending.pop(call_id, None)
 
     def _record(self, method: str) -> None:
         assert self._trace is not None
@@ -357,6 +403,14 @@ class CDPSession:
     ) -> JSON:
         return await self.connection.send(
             method, params, session_id=self.session_id, timeout=timeout
+        )
+
+    async def send_in_order(
+        self, calls: Sequence[tuple[str, JSON]], *, timeout: float | None = DEFAULT_TIMEOUT
+    ) -> list[JSON]:
+        """:meth:`CDPConnection.send_in_order` in this session."""
+        return await self.connection.send_in_order(
+            calls, session_id=self.session_id, timeout=timeout
         )
 
     def on(self, method: str, handler: EventHandler) -> Callable[[], None]:

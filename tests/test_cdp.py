@@ -11,6 +11,7 @@ import pytest
 
 from core.browser import Browser
 from core.cdp import CDPConnection, CDPError, CDPTimeout, ConnectionClosed, SessionClosed
+from core.keys import char_events
 from tests.conftest import launch_browser
 from tests.helpers import load, page_eval
 from tests.loopback import second_site  # noqa: F401
@@ -134,3 +135,27 @@ async def test_a_call_in_a_frame_fails_at_once_when_the_frame_goes(
             await waiting
     finally:
         await browser.close_tab(tab)
+
+
+async def test_commands_sent_back_to_back_reach_the_page_in_order(tab, site: FixtureSite) -> None:
+    # The hands send a press and its follow-up move, or a text's keys, without waiting for
+    # each answer: the page must still see them in the order sent.
+    await load(tab, site.url("/page/counter.html"))
+    await page_eval(tab, "document.getElementById('name').focus()")
+    text = "the quick brown fox jumps over 13 lazy dogs"
+    calls = [("Input.dispatchKeyEvent", e) for c in text for e in char_events(c) or []]
+    answers = await tab.session.send_in_order(calls)
+    assert len(answers) == len(calls)
+    assert await page_eval(tab, "document.getElementById('name').value") == text
+
+
+async def test_a_failing_command_sent_back_to_back_is_reported_after_the_rest_ran(tab) -> None:
+    calls = [
+        ("Runtime.evaluate", {"expression": "globalThis.__order = ['first']"}),
+        ("DOM.describeNode", {"nodeId": 987654}),
+        ("Runtime.evaluate", {"expression": "globalThis.__order.push('third')"}),
+    ]
+    with pytest.raises(CDPError) as err:
+        await tab.session.send_in_order(calls)
+    assert "DOM.describeNode" in str(err.value)
+    assert await page_eval(tab, "globalThis.__order") == ["first", "third"]

@@ -263,6 +263,18 @@ async def test_moving_element_is_refused(page: Page, tab: Tab, site: FixtureSite
     assert await page_eval(tab, "window.__caught") == 0
 
 
+@pytest.mark.parametrize("query", ["", "?slow"], ids=["at-once", "transition"])
+async def test_a_button_that_moves_when_the_pointer_reaches_it_is_clicked_once(
+    page: Page, tab: Tab, site: FixtureSite, query: str
+) -> None:
+    # The stability check's second reading is taken after the pointer moved: a box that
+    # changed under the pointer (a hover lift) is measured again until still, then pressed.
+    snap = await open_page(page, site, f"/hands/hover-lift.html{query}")
+    result = await page.click(index_of(snap, "Save"))
+    assert result.ok, result.message
+    assert await page_eval(tab, "window.saved") == 1
+
+
 async def test_click_scrolls_the_element_into_view(page: Page, tab: Tab, site: FixtureSite) -> None:
     snap = await open_page(page, site, "/page/long.html")
     result = await page.click(index_of(snap, "Bottom button"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -100,8 +101,22 @@ class Refused(Exception):
         self.data = data
 
 
+# What a call answers when our world has no page.js yet (a new document, a new frame).
+_NOT_INSTALLED = "\u0000handrail: page.js not installed"
+
+# The call sent every time: a few bytes, where page.js with the sensitivity words is ~77 kB
+# that Python encodes, the browser parses and forwards, and V8 looks up (~4 ms per call).
+_CALL = (
+    "function (name, args) {\n"
+    "  const api = globalThis.__handrailPage;\n"
+    f"  return api ? api[name](...args) : {json.dumps(_NOT_INSTALLED)};\n"
+    "}"
+)
+
+
 @functools.cache
-def _call_source() -> str:
+def _install_source() -> str:
+    """The call that defines page.js in our world first (once per world), then calls."""
     return (
         "function (name, args) {\n"
         "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = ((judgeSensitive) => (\n"
@@ -131,15 +146,20 @@ async def js(
     index = args[0] if args and isinstance(args[0], int) and not isinstance(args[0], bool) else None
     route = frame_route(ctx.current, index) if index is not None else None
     if route is not None and index is not None:
+        local = [route.local, *args[1:]]
         value = await route_call(
-            route,
-            index,
-            _call_source(),
-            name,
-            [route.local, *args[1:]],
-            timeout=timeout,
-            await_promise=await_promise,
+            route, index, _CALL, name, local, timeout=timeout, await_promise=await_promise
         )
+        if value == _NOT_INSTALLED:
+            value = await route_call(
+                route,
+                index,
+                _install_source(),
+                name,
+                local,
+                timeout=timeout,
+                await_promise=await_promise,
+            )
         if isinstance(value, dict) and (name in _POINT_RESULTS or name in _RECT_RESULTS):
             mapping = await frame_map(ctx.current, route, index, timeout=timeout)
             if name in _POINT_RESULTS and "x" in value and "y" in value:
@@ -168,11 +188,12 @@ async def js(
                 }
                 value = {**value, "rect": moved}
         return value
-    return await world_call(
-        ctx.current,
-        _call_source(),
-        name,
-        list(args),
-        timeout=timeout,
-        await_promise=await_promise,
+    tab = ctx.current
+    value = await world_call(
+        tab, _CALL, name, list(args), timeout=timeout, await_promise=await_promise
     )
+    if value == _NOT_INSTALLED:
+        value = await world_call(
+            tab, _install_source(), name, list(args), timeout=timeout, await_promise=await_promise
+        )
+    return value

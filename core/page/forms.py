@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from pathlib import Path
@@ -12,8 +13,8 @@ from core.keys import MOVING_KEYS, key_events, parse_keys
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect
 from core.page.keyboard import enter_text, send_keys
-from core.page.messages import clip, element_label, not_actionable, readback
-from core.page.mouse import click_element
+from core.page.messages import clip, element_label, readback
+from core.page.pointer import prepare, press
 from core.page.settle import TYPE_QUIET, Probe, compare, probe, settle, watch_motion
 from core.page.tabs import Marks
 from core.result import ActionResult
@@ -33,10 +34,25 @@ async def type_text(
     """Type ``text`` into ``[index]``. ``secret`` says the text is exactly the configured
     secrets the person named: nothing else may go into a sensitive field."""
     watch = ctx.watch
-    before = await probe(ctx)
-    await check_expect(ctx, index, expect, before)
-    info = await js(ctx, "fieldInfo", index)
-    label = element_label(index, await js(ctx, "target", index))
+    # Independent readings, in one round trip's time; the approval is checked first. The
+    # text goes into the page (our world) only once the field is known not to refuse it.
+    readings: tuple[Any, ...] = await asyncio.gather(
+        probe(ctx),
+        js(ctx, "target", index),
+        js(ctx, "fieldInfo", index),
+        js(ctx, "sensitivity", index),
+        return_exceptions=True,
+    )
+    first, target, info, sensitivity = readings
+    if isinstance(first, BaseException):
+        raise first
+    before: Probe | None = first
+    await check_expect(ctx, index, expect, before, target)
+    # Each reading's failure counts only where the reading is used, as when read one by one.
+    for reading in (target, info):
+        if isinstance(reading, BaseException):
+            raise reading
+    label = element_label(index, target)
     if not info.get("editable"):
         raise Refused(
             f"type was not done: {label} is not a text field (it is {info.get('describe')}). "
@@ -57,7 +73,9 @@ async def type_text(
             code="not_actionable",
             error="not_actionable: read-only",
         )
-    _refuse_if_sensitive(ctx, label, await js(ctx, "sensitivity", index), secret)
+    if isinstance(sensitivity, BaseException):
+        raise sensitivity
+    _refuse_if_sensitive(ctx, label, sensitivity, secret)
     sensitive = bool(info.get("sensitive"))
     kind = str(info.get("kind"))
     # A date, time, colour or range input takes what its picker would set, not keys.
@@ -71,10 +89,8 @@ async def type_text(
         if not native.get("native"):
             # Focus as a person would. A picker field is focused without a click: a click
             # moves a range's thumb or opens a colour chooser.
-            prep = await js(ctx, "prepareClick", index, {}, await_promise=True)
-            if not prep.get("ok"):
-                raise Refused(*not_actionable("type", label, prep), code="not_actionable")
-            await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
+            prep = await prepare(ctx, index, label, None, defer_stable=True)
+            await press(ctx, index, label, float(prep["x"]), float(prep["y"]), None)
         if not await js(ctx, "focusField", index):
             raise Refused(
                 f"type was not done: {label} did not take the keyboard focus when clicked "
@@ -111,7 +127,14 @@ async def type_text(
     else:
         await js(ctx, "caretToEnd", index)
     await enter_text(ctx, text, single_line=kind == "input")
-    strayed = await js(ctx, "keysDone")
+    # The guard's report and the field's value, read together (the renderer answers them
+    # in this order); the report comes first.
+    done: tuple[Any, ...] = await asyncio.gather(
+        js(ctx, "keysDone"), js(ctx, "fieldInfo", index), return_exceptions=True
+    )
+    strayed, after_info = done
+    if isinstance(strayed, BaseException):
+        raise strayed
     if strayed:
         raise Refused(
             f"type was not done: the target changed under the keyboard: the focus moved to "
@@ -120,7 +143,8 @@ async def type_text(
             error=f"the focus moved to {strayed} while typing",
             code="target_changed",
         )
-    after_info = await js(ctx, "fieldInfo", index)
+    if isinstance(after_info, BaseException):
+        raise after_info
     holds = str(after_info.get("value") or "")
     expected = previous + text
     report = readback(label, text, expected, holds, after_info, sensitive=sensitive)

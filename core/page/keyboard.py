@@ -15,19 +15,22 @@ KEY_BY_KEY_LIMIT = 120
 async def send_keys(ctx: Ctx, events: list[dict[str, Any]]) -> None:
     """Dispatch key events to the focused element, in order."""
     ctx.mark_dispatched()
-    for event in events:
-        await ctx.current.send("Input.dispatchKeyEvent", event, timeout=None)
+    await ctx.current.session.send_in_order(
+        [("Input.dispatchKeyEvent", event) for event in events], timeout=None
+    )
 
 
 async def enter_text(ctx: Ctx, text: str, *, single_line: bool) -> None:
     """Key presses for what a US keyboard types, ``Input.insertText`` for the rest; a
-    long text is inserted at once with only its last character pressed as a key."""
-    tab = ctx.current
+    long text is inserted at once with only its last character pressed as a key. The
+    commands go back to back (the page gets them in order): a text costs about one round
+    trip, not one per key."""
     if not text:
         return
     head, tail = ("", text) if len(text) <= KEY_BY_KEY_LIMIT else (text[:-1], text[-1])
+    calls: list[tuple[str, dict[str, Any]]] = []
     if head:
-        await tab.send("Input.insertText", {"text": head}, timeout=None)
+        calls.append(("Input.insertText", {"text": head}))
     pending = ""
     for char in tail:
         events = None if (single_line and char in "\r\n") else char_events(char)
@@ -37,10 +40,10 @@ async def enter_text(ctx: Ctx, text: str, *, single_line: bool) -> None:
             pending += char
             continue
         if pending:
-            await tab.send("Input.insertText", {"text": pending}, timeout=None)
+            calls.append(("Input.insertText", {"text": pending}))
             pending = ""
-        for event in events:
-            await tab.send("Input.dispatchKeyEvent", event, timeout=None)
+        calls += [("Input.dispatchKeyEvent", event) for event in events]
     if pending:
-        await tab.send("Input.insertText", {"text": pending}, timeout=None)
+        calls.append(("Input.insertText", {"text": pending}))
+    await ctx.current.session.send_in_order(calls, timeout=None)
     ctx.mark_dispatched()

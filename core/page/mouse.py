@@ -1,10 +1,12 @@
 """Trusted mouse input (``Input.dispatchMouseEvent``): never ``element.click()``.
 
 A press is checked at the moment it happens, not only before: the pointer moves onto the
-target, the page reacts (its hover handlers, a frame), the point is hit-tested again, and
-after the button goes down a listener in our world confirms that the approved element
-received it. If anything else did, the button is released somewhere neutral so that no
-click fires, and the action is refused as ``target_changed``.
+target, the page reacts (its hover handlers, a frame), the element's box is compared with
+its box before the move when the stability check was deferred to this moment (page.js
+``prepareClick``), the point is hit-tested again, and after the button goes down a
+listener in our world confirms that the approved element received it. If anything else
+did, the button is released somewhere neutral so that no click fires, and the action is
+refused as ``target_changed``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,17 @@ from core.page.context import Ctx, Refused, js
 from core.world import FrameMap, frame_map, frame_route
 
 
+class Unsettled(Exception):
+    """The element's box changed between the deferred stability check's first reading
+    (page.js ``prepareClick`` with ``deferStable``) and the hover check, or no frame came
+    between them: the pointer moved, nothing was pressed. Prepare again with the full
+    stability wait."""
+
+
 async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     """Click element ``[index]`` at (x, y), top-level viewport CSS pixels, with the checks
-    above. Raises :class:`Refused` (``target_changed``) naming what was under the pointer."""
+    above. Raises :class:`Refused` (``target_changed``) naming what was under the pointer,
+    and :class:`Unsettled` before pressing when a deferred stability check failed."""
     await _move(ctx, x, y)
     # Inside a cross-origin frame the checks run in our world in that frame (js() routes a
     # call whose first argument is the index), in the frame's own coordinates.
@@ -27,6 +37,8 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
     if route is not None:
         mapping = await frame_map(ctx.current, route, index, timeout=max(ctx.remaining(), 0.5))
     hover = await js(ctx, "hoverCheck", index, *mapping.to_frame(x, y), await_promise=True)
+    if hover.get("moved"):
+        raise Unsettled()
     if not hover.get("ok"):
         raise Refused(
             f"{ctx.name} was not done: the target changed under the pointer: when the pointer "
@@ -35,12 +47,18 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
             code="target_changed",
         )
     ctx.mark_dispatched()
-    # A dialog opened by the page blocks these calls until it is answered (by our
-    # dialog task), so they wait as long as the action may.
-    await _button(ctx, "mousePressed", x, y)
-    # A move with the button down, on the spot: a pointer capture the page asked for in its
-    # pointerdown handler has surely taken effect (gotpointercapture) before we look.
-    await _move(ctx, x, y, buttons=1)
+    # The press, then a move with the button down, on the spot: a pointer capture the page
+    # asked for in its pointerdown handler has surely taken effect (gotpointercapture)
+    # before we look. Sent back to back: the page gets them in this order. A dialog opened
+    # by the page blocks these calls until it is answered (by our dialog task), so they
+    # wait as long as the action may.
+    await ctx.current.session.send_in_order(
+        [
+            ("Input.dispatchMouseEvent", _button_params("mousePressed", x, y)),
+            ("Input.dispatchMouseEvent", _move_params(x, y, buttons=1)),
+        ],
+        timeout=None,
+    )
     press = await js(ctx, "pressCheck", index)
     if press.get("ok"):
         await _button(ctx, "mouseReleased", x, y)
@@ -70,7 +88,17 @@ async def move_pointer(ctx: Ctx, x: float, y: float) -> None:
 
 
 async def _move(ctx: Ctx, x: float, y: float, *, buttons: int = 0) -> None:
-    params: dict[str, Any] = {
+    params = _move_params(x, y, buttons=buttons)
+    await ctx.current.send("Input.dispatchMouseEvent", params, timeout=max(ctx.remaining(), 0.5))
+
+
+async def _button(ctx: Ctx, kind: str, x: float, y: float) -> None:
+    params = _button_params(kind, x, y)
+    await ctx.current.send("Input.dispatchMouseEvent", params, timeout=None)
+
+
+def _move_params(x: float, y: float, *, buttons: int = 0) -> dict[str, Any]:
+    return {
         "type": "mouseMoved",
         "x": x,
         "y": y,
@@ -79,12 +107,10 @@ async def _move(ctx: Ctx, x: float, y: float, *, buttons: int = 0) -> None:
         "button": "left" if buttons else "none",
         "buttons": buttons,
     }
-    await ctx.current.send("Input.dispatchMouseEvent", params, timeout=max(ctx.remaining(), 0.5))
 
 
-async def _button(ctx: Ctx, kind: str, x: float, y: float) -> None:
-    pressed = kind == "mousePressed"
-    params: dict[str, Any] = {
+def _button_params(kind: str, x: float, y: float) -> dict[str, Any]:
+    return {
         "type": kind,
         "x": x,
         "y": y,
@@ -92,6 +118,5 @@ async def _button(ctx: Ctx, kind: str, x: float, y: float) -> None:
         "pointerType": "mouse",
         "button": "left",
         "clickCount": 1,
-        "buttons": 1 if pressed else 0,
+        "buttons": 1 if kind == "mousePressed" else 0,
     }
-    await ctx.current.send("Input.dispatchMouseEvent", params, timeout=None)

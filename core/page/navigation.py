@@ -70,8 +70,10 @@ async def navigate(ctx: Ctx, url: str) -> ActionResult:
     tab = ctx.current
     watch = ctx.watch
     url = url.strip()
-    before = await probe(ctx)
-    history = await tab.send("Page.getNavigationHistory", timeout=5)
+    # Two independent readings, in one round trip's time.
+    before, history = await asyncio.gather(
+        probe(ctx), tab.send("Page.getNavigationHistory", timeout=5)
+    )
     entries = history.get("entries", [])
     from_blank = len(entries) <= 1 and all(e.get("url") in ("about:blank", "") for e in entries)
     # Leave a margin so our own message, not the backstop, reports a slow page.
@@ -119,8 +121,10 @@ async def navigate(ctx: Ctx, url: str) -> ActionResult:
             with contextlib.suppress(CDPError):
                 await tab.send("Page.resetNavigationHistory", timeout=5)
         if partial is None:
+            # NAV_QUIET after the load spans many frames: no frame wait after it.
             await network_quiet(ctx, quiet=NAV_QUIET, cap=NAV_CAP)
-    await frames(ctx)
+    if not loader or partial is not None:
+        await frames(ctx)
     after = await probe(ctx)
     changes = compare(before, after)
     if loader:
@@ -162,8 +166,8 @@ async def go_back(ctx: Ctx) -> ActionResult:
     until = loop.time() + max(min(ctx.remaining() - 1.0, 15.0), 0.2)
     end = await watch.wait_for_navigation(marks, until=until)
     note = "the page was still loading when handrail stopped waiting" if end == "timeout" else None
+    # NAV_QUIET after the input spans many frames: no frame wait after it.
     await network_quiet(ctx, quiet=NAV_QUIET, cap=NAV_CAP)
-    await frames(ctx)
     after = await probe(ctx)
     changes = compare(before, after)
     url = after.url if after else target.get("url", "")

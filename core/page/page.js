@@ -242,10 +242,10 @@
         }
       };
       win.setTimeout(finish, 100);
-      win.requestAnimationFrame(() => {
+      win.requestAnimationFrame((time) => {
         // The frames the hands wait for anyway tell the motion watch how long it looked
         // before the input (asking for frames of its own slows the click that follows).
-        if (motion.observer && motion.inputAt === null) motion.frames += 1;
+        countFrame(time);
         finish();
       });
     });
@@ -322,6 +322,15 @@
     return false;
   }
 
+  // Same box, to half a pixel.
+  function sameRect(a, b) {
+    return Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.w - b.w) < 0.5 && Math.abs(a.h - b.h) < 0.5;
+  }
+
+  function frameClock(doc) {
+    return doc.timeline ? doc.timeline.currentTime : null;
+  }
+
   // Stable = the same box in two consecutive frames. One frame is enough here: the press
   // itself is checked again after the pointer moved (hoverCheck, pressCheck). Two readings
   // inside one frame prove nothing (animations move only from frame to frame, and on a busy
@@ -332,7 +341,7 @@
   async function stableRect(el, maxMs) {
     const win = el.ownerDocument.defaultView;
     const doc = el.ownerDocument;
-    const clock = () => (doc.timeline ? doc.timeline.currentTime : null);
+    const clock = () => frameClock(doc);
     const started = Date.now();
     let prev = topRect(el);
     let prevClock = clock();
@@ -342,11 +351,7 @@
       if (!el.isConnected) return { ok: false, rect: prev };
       const cur = topRect(el);
       const now = clock();
-      const same =
-        Math.abs(cur.x - prev.x) < 0.5 &&
-        Math.abs(cur.y - prev.y) < 0.5 &&
-        Math.abs(cur.w - prev.w) < 0.5 &&
-        Math.abs(cur.h - prev.h) < 0.5;
+      const same = sameRect(cur, prev);
       const framePassed = now === null || now !== prevClock || doc.visibilityState === "hidden";
       if (same && framePassed) return { ok: true, rect: cur };
       if (!same) moved = true;
@@ -360,11 +365,22 @@
     return Object.assign({ ok: false, code, reason }, extra || {});
   }
 
+  // The first reading of a stability check that the hover check completes (deferStable):
+  // the element, its box and the frame it was read in.
+  let pendingStable = null;
+
   // Everything a trusted click needs: scrolled into view, visible, enabled, not moving,
   // and really the element that receives a click at its centre.
+  //
+  // With `deferStable`, the box is read once here and the second reading is the hover
+  // check's, a frame after the pointer moved (when it differs, or no frame came between,
+  // the hover check answers `moved` and the caller prepares again without deferring):
+  // the wait for the pointer's own frame then doubles as the stability wait.
   async function prepareClick(el, options) {
-    const opts = Object.assign({ stableMs: 1000, requireEnabled: true }, options || {});
-    // Armed here, the watch sees the frames of the stability wait and of the hover check.
+    const opts = Object.assign({ stableMs: 1000, requireEnabled: true, deferStable: false }, options || {});
+    pendingStable = null;
+    // Armed here, the watch sees the frames of the stability wait (or of the pointer's
+    // move, when it is deferred) and of the hover check.
     watchMotion();
     let problem = visibilityProblem(el);
     if (problem) return refusal(problem[0], problem[1]);
@@ -377,7 +393,7 @@
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       scrolled = true;
     }
-    const stable = await stableRect(el, opts.stableMs);
+    const stable = opts.deferStable ? { ok: true, rect: topRect(el) } : await stableRect(el, opts.stableMs);
     if (!stable.ok) {
       if (!el.isConnected) return refusal("detached", "it left the page while handrail was getting ready to click");
       return refusal("moving", "the element keeps moving (animated or repositioned on every frame), so a click could land on something else");
@@ -394,6 +410,7 @@
         covering: describe(hit),
       });
     }
+    if (opts.deferStable) pendingStable = { el, rect: stable.rect, clock: frameClock(el.ownerDocument) };
     return { ok: true, x: point.x, y: point.y, rect: stable.rect, scrolled, names: nameCandidates(el) };
   }
 
@@ -424,13 +441,26 @@
   }
 
   // After the pointer moved onto (x, y): let the page react (its hover handlers, one frame
-  // and a task after it), hit-test again, and arm the guard that records the press target.
+  // and a task after it), complete a deferred stability check, hit-test again, and arm the
+  // guard that records the press target.
   async function hoverCheck(el, x, y) {
     disarm(pressGuard);
     pressGuard = null;
+    const first = pendingStable && pendingStable.el === el ? pendingStable : null;
+    pendingStable = null;
     await nextFrame(el.ownerDocument.defaultView);
     await new Promise((resolve) => setTimeout(resolve, 0));
+    // The pointer's move, input the page gets aligned to its animation frames, came in a
+    // frame before ours and after the watch was armed: the watch saw that one too (asking
+    // for it with a callback of our own would cost an idle click a few ms).
+    if (first) countFrame("pointer");
     if (!el.isConnected) return { ok: false, what: "nothing: the element left the page" };
+    if (first) {
+      const doc = el.ownerDocument;
+      const clock = frameClock(doc);
+      const framePassed = clock === null || clock !== first.clock || doc.visibilityState === "hidden";
+      if (!framePassed || !sameRect(topRect(el), first.rect)) return { ok: false, moved: true };
+    }
     const hit = deepElementFromPoint(x, y);
     if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
     const state = { el, target: null, captured: null, pointerId: 1, undo: [] };
@@ -1242,6 +1272,7 @@
   const motion = {
     observer: null,
     frames: 0,
+    lastFrame: null,
     framesAtInput: 0,
     inputAt: null,
     inputFrame: null,
@@ -1260,9 +1291,18 @@
     }, true);
   }
 
+  // A frame the watch looked at before the input (callbacks of one frame share its time;
+  // "pointer" stands for the frame of the pointer's move).
+  function countFrame(time) {
+    if (!motion.observer || motion.inputAt !== null || time === motion.lastFrame) return;
+    motion.frames += 1;
+    motion.lastFrame = time;
+  }
+
   function watchMotion() {
     stopMotionWatch();
     motion.frames = 0;
+    motion.lastFrame = null;
     motion.inputAt = null;
     motion.inputFrame = null;
     motion.observer = new MutationObserver((records) => {

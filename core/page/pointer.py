@@ -9,7 +9,7 @@ from typing import Any
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect, name_matches
 from core.page.messages import element_label, not_actionable
-from core.page.mouse import click_element
+from core.page.mouse import Unsettled, click_element
 from core.page.navigation import follow_popup
 from core.page.settle import Probe, compare, probe, settle
 from core.result import ActionResult
@@ -36,11 +36,13 @@ async def aim(
     expect: TargetExpectation | None,
     *,
     require_enabled: bool = True,
+    defer_stable: bool = False,
 ) -> Aim:
     """The checks a click makes before the pointer moves, for any pointer action (``ctx.name``
     words the refusals). Raises :class:`Refused`: ``target_changed`` when the element is not
     the approved one, ``not_actionable`` when it is hidden, disabled (unless
-    ``require_enabled`` is false), moving, or covered at its centre."""
+    ``require_enabled`` is false), moving, or covered at its centre. With ``defer_stable``
+    the element is not yet known to be still: the caller clicks it with :func:`press`."""
     # Three independent readings, in one round trip's time.
     readings: tuple[Any, ...] = await asyncio.gather(
         probe(ctx),
@@ -58,17 +60,9 @@ async def aim(
     if isinstance(toggle_before, BaseException):
         raise toggle_before
     label = element_label(index, target)
-    options = {} if require_enabled else {"requireEnabled": False}
-    prep = await js(ctx, "prepareClick", index, options, await_promise=True)
-    if not prep.get("ok"):
-        raise Refused(*not_actionable(ctx.name, label, prep), code="not_actionable")
-    if expect is not None and not name_matches(expect.name, prep.get("names") or []):
-        # Re-checked after scrolling and the stability wait, just before the pointer moves.
-        raise Refused(
-            f"{ctx.name} was not done: {label} was relabelled while handrail got ready",
-            code="target_changed",
-            error=f"target_changed: [{index}] was relabelled just before the {ctx.name}",
-        )
+    prep = await prepare(
+        ctx, index, label, expect, require_enabled=require_enabled, defer_stable=defer_stable
+    )
     return Aim(
         before=before,
         label=label,
@@ -79,14 +73,57 @@ async def aim(
     )
 
 
+async def prepare(
+    ctx: Ctx,
+    index: int,
+    label: str,
+    expect: TargetExpectation | None,
+    *,
+    require_enabled: bool = True,
+    defer_stable: bool = False,
+) -> dict[str, Any]:
+    """page.js ``prepareClick`` (scrolled into view, visible, enabled, still, hit at its
+    centre): its answer, with ``x``/``y`` top-level viewport CSS pixels. ``defer_stable``
+    leaves the second stability reading to the hover check (:func:`press`). Raises
+    :class:`Refused` as :func:`aim`."""
+    options: dict[str, Any] = {} if require_enabled else {"requireEnabled": False}
+    if defer_stable:
+        options["deferStable"] = True
+    prep: dict[str, Any] = await js(ctx, "prepareClick", index, options, await_promise=True)
+    if not prep.get("ok"):
+        raise Refused(*not_actionable(ctx.name, label, prep), code="not_actionable")
+    if expect is not None and not name_matches(expect.name, prep.get("names") or []):
+        # Re-checked after scrolling and the stability wait, just before the pointer moves.
+        raise Refused(
+            f"{ctx.name} was not done: {label} was relabelled while handrail got ready",
+            code="target_changed",
+            error=f"target_changed: [{index}] was relabelled just before the {ctx.name}",
+        )
+    return prep
+
+
+async def press(
+    ctx: Ctx, index: int, label: str, x: float, y: float, expect: TargetExpectation | None
+) -> None:
+    """Click ``[index]`` at (x, y) as prepared with ``defer_stable`` (:func:`prepare`): the
+    hover check a frame after the move completes the stability check. When the element
+    moved, or no frame came in between, it is prepared again with the whole stability wait
+    (refused if it keeps moving) and the pointer goes to its new centre."""
+    try:
+        await click_element(ctx, index, x, y)
+    except Unsettled:
+        prep = await prepare(ctx, index, label, expect)
+        await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
+
+
 async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> ActionResult:
     watch = ctx.watch
-    aimed = await aim(ctx, index, expect)
+    aimed = await aim(ctx, index, expect, defer_stable=True)
     before, label, toggle_before = aimed.before, aimed.label, aimed.toggle
     marks = watch.marks()
     popup_mark = ctx.hands.tabs.popups
     download_mark = len(ctx.hands.downloads.order)
-    await click_element(ctx, index, aimed.x, aimed.y)
+    await press(ctx, index, label, aimed.x, aimed.y, expect)
     note = await settle(ctx, marks)
     await ctx.hands.downloads.wait_since(download_mark, min(3.0, max(ctx.remaining() - 1.0, 0.0)))
     origin_tab = ctx.current

@@ -12,6 +12,18 @@ function snapshot(opts) {
   return result(w, opts);
 }
 
+// A record without its nulls and falses (core/snapshot.py reads them as its defaults; a
+// record always says whether it is in view and new): a long page's answer is a third
+// smaller, and CDP copies it faster.
+function compact(rec) {
+  const out = {};
+  for (const key in rec) {
+    const value = rec[key];
+    if ((value !== null && value !== false) || key === "inView" || key === "isNew") out[key] = value;
+  }
+  return out;
+}
+
 function result(w, opts) {
   const out = serialise(w, opts);
   let focusedIndex = null;
@@ -22,7 +34,7 @@ function result(w, opts) {
     url: location.href,
     title: document.title,
     text: out.text,
-    elements: out.listed,
+    elements: out.listed.map(compact),
     scroll: w.scroll,
     truncated: out.truncated,
     hidden: w.hidden,

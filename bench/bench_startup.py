@@ -9,8 +9,13 @@ Three figures, each the median of several runs (``--runs``, default 5):
 - ``first screen``: ``handrail run`` with the observatory, in a pseudo-terminal, until
   the screen shows its first frame (the panes' "waiting…" text).
 
-    .venv/bin/python bench/bench_startup.py [--runs N] [--only help|request|screen]
+    .venv/bin/python bench/bench_startup.py [--runs N] [--only help|request|screen|sdk|textual]
                                             [--root OTHER_CHECKOUT]
+
+Two more figures, not handrail's, are the floors its dependencies set under two goals:
+``sdk`` is ``python -c "import anthropic"`` until it exits (under "first request"), and
+``textual`` a Textual app of one Static showing the same words, in the same pseudo-terminal
+(under "first screen"). Ask for them with ``--only``.
 
 The issue's goals: first request <= 2 s, first screen <= 0.5 s, --help <= 0.3 s. The
 machine's load matters: note it (``uptime``) beside the figures, and compare two checkouts
@@ -71,6 +76,7 @@ import tempfile
 import termios
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -175,11 +181,7 @@ def time_first_screen() -> float:
             "LINES": "40",
             "XDG_CONFIG_HOME": str(Path(tmp) / "config"),
         }
-        primary, secondary = pty.openpty()
-        # A real terminal's size: some widgets divide by it when they load.
-        fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        start = time.monotonic()
-        proc = subprocess.Popen(
+        return _until_shown(
             [
                 *CLI,
                 "run",
@@ -192,32 +194,86 @@ def time_first_screen() -> float:
                 "--profile",
                 str(Path(tmp) / "profile"),
             ],
-            cwd=TARGET,
-            env=env,
-            stdin=secondary,
-            stdout=secondary,
-            stderr=secondary,
-            start_new_session=True,
+            env,
+            _quit,
         )
-        os.close(secondary)
-        seen = b""
-        shown_at: float | None = None
-        try:
-            while shown_at is None and time.monotonic() - start < TIMEOUT_S:
-                ready, _, _ = select.select([primary], [], [], 1.0)
-                if not ready:
-                    continue
-                try:
-                    seen += os.read(primary, 65536)
-                except OSError:
-                    break
-                if SCREEN_MARK in seen:
-                    shown_at = time.monotonic()
-            if shown_at is None:
-                raise RuntimeError(f"the screen never showed; output ended {seen[-500:]!r}")
-            return shown_at - start
-        finally:
-            _quit(proc, primary)
+
+
+MINIMAL_APP = """
+from textual.app import App
+from textual.widgets import Static
+
+class Minimal(App):
+    def compose(self):
+        yield Static("waiting for the first round")
+
+Minimal().run()
+"""
+
+
+def time_minimal_screen() -> float:
+    """The floor under "first screen": a Textual app of one Static showing the same words,
+    in the same pseudo-terminal."""
+    env = _env() | {"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+
+    def stop(proc: subprocess.Popen[bytes], primary: int) -> None:
+        proc.terminate()
+        proc.wait(timeout=30)
+        os.close(primary)
+
+    return _until_shown([sys.executable, "-c", MINIMAL_APP], env, stop)
+
+
+def time_sdk_import() -> float:
+    """The floor under "first request": ``import anthropic`` alone, in a bare interpreter
+    (the SDK's own modules have their bytecode: it is installed)."""
+    start = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-c", "import anthropic"],
+        env=_env(),
+        capture_output=True,
+        check=True,
+        timeout=TIMEOUT_S,
+    )
+    return time.monotonic() - start
+
+
+def _until_shown(
+    cmd: list[str], env: dict[str, str], quit: Callable[[subprocess.Popen[bytes], int], None]
+) -> float:
+    """Seconds from spawning ``cmd`` in a 120x40 pseudo-terminal until SCREEN_MARK shows."""
+    primary, secondary = pty.openpty()
+    # A real terminal's size: some widgets divide by it when they load.
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        cmd,
+        cwd=TARGET,
+        env=env,
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        start_new_session=True,
+    )
+    os.close(secondary)
+    seen = b""
+    shown_at: float | None = None
+    try:
+        while shown_at is None and time.monotonic() - start < TIMEOUT_S:
+            ready, _, _ = select.select([primary], [], [], 1.0)
+            if not ready:
+                continue
+            try:
+                seen += os.read(primary, 65536)
+            except OSError:
+                break
+            if SCREEN_MARK in seen:
+                shown_at = time.monotonic()
+        if shown_at is None:
+            raise RuntimeError(f"the screen never showed; output ended {seen[-500:]!r}")
+        return shown_at - start
+    finally:
+        quit(proc, primary)
 
 
 def _quit(proc: subprocess.Popen[bytes], primary: int) -> None:
@@ -242,15 +298,34 @@ def _quit(proc: subprocess.Popen[bytes], primary: int) -> None:
     os.close(primary)
 
 
-MEASURES = {"help": time_help, "request": time_first_request, "screen": time_first_screen}
-GOALS = {"help": 0.3, "request": 2.0, "screen": 0.5}
-NAMES = {"help": "handrail --help", "request": "first model request", "screen": "first screen"}
+MEASURES = {
+    "help": time_help,
+    "request": time_first_request,
+    "screen": time_first_screen,
+    "sdk": time_sdk_import,
+    "textual": time_minimal_screen,
+}
+GOALS = {"help": 0.3, "request": 2.0, "screen": 0.5, "sdk": 2.0, "textual": 0.5}
+NAMES = {
+    "help": "handrail --help",
+    "request": "first model request",
+    "screen": "first screen",
+    "sdk": "floor: import anthropic",
+    "textual": "floor: minimal Textual",
+}
+FLOORS = {"sdk", "textual"}
+"""Not handrail: what its dependencies alone cost, beside the goal handrail's figure has."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", choices=sorted(MEASURES), action="append")
+    parser.add_argument(
+        "--only",
+        choices=sorted(MEASURES),
+        action="append",
+        help="measure only this (repeatable); sdk and textual are the dependencies' floors",
+    )
     parser.add_argument(
         "--root", type=Path, default=ROOT, help="measure the handrail in this checkout"
     )
@@ -264,7 +339,7 @@ def main() -> None:
     TARGET = args.root.resolve()
     with tempfile.TemporaryDirectory(prefix="handrail-bench-pyc-") as pycache:
         PYCACHE = None if args.no_bytecode else Path(pycache)
-        _measure(args.only or list(MEASURES), args.runs)
+        _measure(args.only or [k for k in MEASURES if k not in FLOORS], args.runs)
 
 
 def _measure(keys: list[str], runs: int) -> None:
@@ -276,6 +351,8 @@ def _measure(keys: list[str], runs: int) -> None:
         times = [MEASURES[key]() for _ in range(runs)]
         median = statistics.median(times)
         verdict = "ok" if median <= GOALS[key] else "OVER"
+        if key in FLOORS:
+            verdict = "leaves room" if median < GOALS[key] else "at or over it alone"
         spread = ", ".join(f"{t:.2f}" for t in times)
         print(
             f"{NAMES[key]:22} median {median:.2f} s  (goal {GOALS[key]} s: {verdict})  [{spread}]"

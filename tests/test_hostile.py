@@ -96,15 +96,19 @@ def reports(server: FixtureSite, what: str | None = None) -> list[dict[str, Any]
     return [r for r in found if what is None or r["what"] == what or r["what"].startswith(what)]
 
 
-async def eventually_reported(server: FixtureSite, what: str, timeout: float = 5.0) -> Any:
-    """The data of the latest report ``what`` once the server has it (a page's report is a
-    fetch that may land a moment after the action that caused it)."""
+async def eventually_reported(
+    server: FixtureSite, what: str, data: Any, timeout: float = 5.0
+) -> None:
+    """Until the server has a report ``what`` carrying ``data``. A page's report is a fetch
+    that may land a moment after the action that caused it, and a field reports at every
+    key, so the reports of one text can arrive out of order: wait for the one expected
+    (the deadline is a safety net; the failure lists what did arrive)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not reports(server, what):
-        assert loop.time() < deadline, f"the page never reported {what!r}"
+    while not any(r["data"] == data for r in reports(server, what)):
+        seen = [r["data"] for r in reports(server, what)]
+        assert loop.time() < deadline, f"the page never reported {what!r} = {data!r}: {seen}"
         await asyncio.sleep(0.05)
-    return reports(server, what)[-1]["data"]
 
 
 def typed_reports(server: FixtureSite) -> list[dict[str, Any]]:
@@ -551,7 +555,7 @@ async def test_an_invisible_twin_over_a_field_never_receives_the_text(
     assert reports(site, "typed:twin") == [] and reports(site, "typed:q") == []
     # The page's report channel works: the ordinary field next to it reports what it got.
     assert town.result.ok, town.result
-    assert await eventually_reported(site, "typed:town") == "Leeds"
+    await eventually_reported(site, "typed:town", "Leeds")
 
 
 async def test_typing_with_enter_into_a_form_bound_for_the_attacker_asks_showing_where(

@@ -321,6 +321,28 @@ async def test_rows_added_to_a_long_table_count_as_new_interactive_elements(
     assert (await probe(tab)).new_interactive == after.new_interactive  # row 1 was listed
 
 
+async def test_rows_far_above_a_scrolled_table_are_counted_and_not_new_on_the_way_back(
+    tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(tab, site, "long_table.html")
+    await page_eval(tab, "document.querySelector('tbody').children[189].scrollIntoView()")
+    snap = await take_snapshot(tab)
+    assert "Row 150" not in snap.text and "Row 189" in snap.text  # above: counted
+    first_line = snap.text.splitlines()[0]
+    listed = sum(1 for e in snap.elements.values() if e.name.startswith("Row "))
+    # The rows' links, the password and card fields, row 180's button, link-button and
+    # comment field: above or below the listing, every one of them counted once.
+    below = re.search(r"\[… (\d+) more interactive elements", snap.text.splitlines()[-1])
+    above = re.search(r"\[… (\d+) more interactive elements", first_line)
+    assert above and first_line.endswith("above the viewport: scroll up to see them]")
+    inside = sum(1 for e in snap.elements.values() if not e.name.startswith("Row "))
+    assert int(above[1]) + (int(below[1]) if below else 0) + listed + inside == 200 + 5
+    assert [f.name for f in snap.signals.password_fields] == ["Account password"]
+    await page_eval(tab, "document.querySelector('tbody').children[60].scrollIntoView()")
+    back = await take_snapshot(tab)
+    assert not by_name(back, "Row 61").is_new  # counted by the digest before
+
+
 # -- stability, staleness, novelty -----------------------------------------------------
 
 

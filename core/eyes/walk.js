@@ -20,6 +20,9 @@ const FAR_AUTOCOMPLETE = /password|one-time-code|cc-/;
 // Above this many elements with one of ATTR_SELECTOR's attributes, a far run is counted with
 // SELECTOR itself rather than by looking at each of them.
 const MANY_ATTRS = 2000;
+// A table or list with more rows than this has the rows far above the viewport counted as
+// one run rather than visited one by one.
+const MIN_RUN_ROWS = 32;
 // Subtrees never read: not rendered, or not text a person reads.
 const SKIP = new Set([
   "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
@@ -230,35 +233,40 @@ function walkDocument(opts) {
     });
   }
 
-  function countRun(parent, first, c) {
-    // `first` and every later sibling (rows of a table or list below the margin): queries on
-    // the parent, each followed by a binary search for where `first` starts.
+  function countRun(parent, first, c, end = null) {
+    // The rows from `first` up to `end` (exclusive; null: to the last) of a table or list,
+    // all beyond the listing margin (below, or above when `end` is given): queries on the
+    // parent, and binary searches for where the rows start and end in each.
+    const above = end !== null;
     const after = (x) => x === first || first.compareDocumentPosition(x) & FOLLOWING;
-    const from = (list) => firstWhere(list, after);
+    const span = (list) => [firstWhere(list, after), end === null ? list.length : firstWhere(list, (x) => x === end || end.contains(x) || end.compareDocumentPosition(x) & FOLLOWING)];
     // SELECTOR's thirty selectors cost several times its tags and its four attributes.
     let n;
     const attrs = parent.querySelectorAll(ATTR_SELECTOR);
     if (attrs.length > MANY_ATTRS) {
-      const all = parent.querySelectorAll(SELECTOR);
-      n = all.length - from(all);
+      const [from, to] = span(parent.querySelectorAll(SELECTOR));
+      n = to - from;
     } else {
-      const tags = parent.querySelectorAll(TAG_SELECTOR);
-      n = tags.length - from(tags);
-      for (let k = from(attrs); k < attrs.length; k++) {
+      const [from, to] = span(parent.querySelectorAll(TAG_SELECTOR));
+      n = to - from;
+      const [a, b] = span(attrs);
+      for (let k = a; k < b; k++) {
         const x = attrs[k];
         if (!x.matches(TAG_SELECTOR) && x.matches(SELECTOR)) n++;
       }
     }
     const fields = parent.querySelectorAll(FAR_SENSITIVE);
-    for (let k = from(fields); k < fields.length; k++) farSensitive(fields[k], c);
-    farRuns.push({ parent, first, last: parent.lastElementChild, snap: snapNo });
+    const [f0, f1] = span(fields);
+    for (let k = f0; k < f1; k++) farSensitive(fields[k], c);
+    farRuns.push({ parent, first, last: above ? end.previousElementSibling : parent.lastElementChild, snap: snapNo });
     const range = first.ownerDocument.createRange();
     range.setStartBefore(first);
-    range.setEndAfter(parent.lastChild);
-    addBeyond(false, n, range.toString().length);
-    for (const f of parent.getElementsByTagName("iframe")) {
-      if (after(f)) farFrame(f, false);
-    }
+    if (above) range.setEndBefore(end);
+    else range.setEndAfter(parent.lastChild);
+    addBeyond(above, n, range.toString().length);
+    const frames = parent.getElementsByTagName("iframe");
+    const [i0, i1] = span(frames);
+    for (let k = i0; k < i1; k++) farFrame(frames[k], above);
   }
 
   function signalField(kind, el, index, name, frame, shadow) {
@@ -282,7 +290,18 @@ function walkDocument(opts) {
   //   inInteractive: some ancestor is listed
   function walkChildren(parent, c, skip) {
     const rows = ROW_PARENTS.has(parent.tagName);
-    for (let n = parent.firstChild; n; n = n.nextSibling) {
+    let n = parent.firstChild;
+    if (rows && !skip && !c.m && !c.name && parent.childElementCount > MIN_RUN_ROWS) {
+      // Rows far above (a long table scrolled down): one run up to the first row that is
+      // not, found by a binary search on the rows' boxes, instead of a visit per row.
+      const kids = parent.children;
+      const k = firstWhere(kids, (row) => row.getBoundingClientRect().bottom + c.oy >= -marginV * VH);
+      if (k > 1 && k < kids.length) {
+        countRun(parent, kids[0], c, kids[k]);
+        n = kids[k];
+      }
+    }
+    for (; n; n = n.nextSibling) {
       if (n === skip) continue;
       const t = n.nodeType;
       if (t === 1) {

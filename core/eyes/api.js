@@ -72,7 +72,7 @@ function probe() {
   };
   outsideRuns(document.querySelectorAll(TAG_SELECTOR), look);
   outsideRuns(document.querySelectorAll(ATTR_SELECTOR), (el) => {
-    if (!el.matches(TAG_SELECTOR) && el.matches(SELECTOR)) look(el);
+    if (controlByAttribute(el)) look(el);
   });
   return { url: location.href, title: document.title, mutations, new_interactive: fresh };
 }

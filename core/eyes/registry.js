@@ -26,7 +26,11 @@ let farRuns = [];
 const FAR_RUNS_KEPT = 4;
 
 const FOLLOWING = Node.DOCUMENT_POSITION_FOLLOWING;
-const PRECEDING = Node.DOCUMENT_POSITION_PRECEDING;
+
+// Tests for firstWhere: `x` is `node` or comes after it in document order (its descendants
+// included); `x` comes after `node` and everything inside it.
+const atOrAfter = (node) => (x) => x === node || node.compareDocumentPosition(x) & FOLLOWING;
+const pastEnd = (node) => (x) => x !== node && !node.contains(x) && node.compareDocumentPosition(x) & FOLLOWING;
 
 // The run's first and last rows are still where the walk found them.
 function runIntact(run) {
@@ -39,9 +43,7 @@ function runIntact(run) {
 function inRun(run, el) {
   const { parent, first, last } = run;
   if (!runIntact(run) || !parent.contains(el)) return false;
-  const afterFirst = el === first || first.compareDocumentPosition(el) & FOLLOWING;
-  const beforeEnd = el === last || last.contains(el) || last.compareDocumentPosition(el) & PRECEDING;
-  return Boolean(afterFirst && beforeEnd);
+  return Boolean(atOrAfter(first)(el) && !pastEnd(last)(el));
 }
 
 // The first k of `list` (elements in document order) for which test(list[k]) holds, when it
@@ -64,8 +66,8 @@ function runSpans(list) {
   for (const run of farRuns) {
     const { parent, first, last } = run;
     if (run.snap !== snapNo || !runIntact(run) || parent.getRootNode() !== document) continue;
-    const start = firstWhere(list, (x) => x === first || first.compareDocumentPosition(x) & FOLLOWING);
-    const end = firstWhere(list, (x) => x !== last && !last.contains(x) && last.compareDocumentPosition(x) & FOLLOWING);
+    const start = firstWhere(list, atOrAfter(first));
+    const end = firstWhere(list, pastEnd(last));
     if (end > start) spans.push([start, end]);
   }
   spans.sort((a, b) => a[0] - b[0]);

@@ -13,6 +13,10 @@ const SELECTOR = [
   "[contenteditable=plaintext-only]", "[tabindex]:not([tabindex^='-'])",
   ...[...ROLES].map((r) => `[role=${r}]`),
 ].join(",");
+// An element of `ATTR_SELECTOR` that SELECTOR takes for its attributes alone (not its tag).
+function controlByAttribute(el) {
+  return !el.matches(TAG_SELECTOR) && el.matches(SELECTOR);
+}
 // Fields beyond the listing margin the detectors still judge: a password, one-time-code or
 // card field by its type or autocomplete (FAR_AUTOCOMPLETE), found by one query.
 const FAR_SENSITIVE = "input[type=password i],input[autocomplete]";
@@ -238,8 +242,7 @@ function walkDocument(opts) {
     // all beyond the listing margin (below, or above when `end` is given): queries on the
     // parent, and binary searches for where the rows start and end in each.
     const above = end !== null;
-    const after = (x) => x === first || first.compareDocumentPosition(x) & FOLLOWING;
-    const span = (list) => [firstWhere(list, after), end === null ? list.length : firstWhere(list, (x) => x === end || end.contains(x) || end.compareDocumentPosition(x) & FOLLOWING)];
+    const span = (list) => [firstWhere(list, atOrAfter(first)), above ? firstWhere(list, atOrAfter(end)) : list.length];
     // SELECTOR's thirty selectors cost several times its tags and its four attributes.
     let n;
     const attrs = parent.querySelectorAll(ATTR_SELECTOR);
@@ -250,10 +253,7 @@ function walkDocument(opts) {
       const [from, to] = span(parent.querySelectorAll(TAG_SELECTOR));
       n = to - from;
       const [a, b] = span(attrs);
-      for (let k = a; k < b; k++) {
-        const x = attrs[k];
-        if (!x.matches(TAG_SELECTOR) && x.matches(SELECTOR)) n++;
-      }
+      for (let k = a; k < b; k++) if (controlByAttribute(attrs[k])) n++;
     }
     const fields = parent.querySelectorAll(FAR_SENSITIVE);
     const [f0, f1] = span(fields);

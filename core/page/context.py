@@ -8,6 +8,7 @@ import functools
 import json
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,19 +148,11 @@ async def js(
     route = frame_route(ctx.current, index) if index is not None else None
     if route is not None and index is not None:
         local = [route.local, *args[1:]]
-        value = await route_call(
-            route, index, _CALL, name, local, timeout=timeout, await_promise=await_promise
-        )
-        if value == _NOT_INSTALLED:
-            value = await route_call(
-                route,
-                index,
-                _install_source(),
-                name,
-                local,
-                timeout=timeout,
-                await_promise=await_promise,
+        value = await _by_name(
+            lambda source: route_call(
+                route, index, source, name, local, timeout=timeout, await_promise=await_promise
             )
+        )
         if isinstance(value, dict) and (name in _POINT_RESULTS or name in _RECT_RESULTS):
             mapping = await frame_map(ctx.current, route, index, timeout=timeout)
             if name in _POINT_RESULTS and "x" in value and "y" in value:
@@ -189,11 +182,15 @@ async def js(
                 value = {**value, "rect": moved}
         return value
     tab = ctx.current
-    value = await world_call(
-        tab, _CALL, name, list(args), timeout=timeout, await_promise=await_promise
-    )
-    if value == _NOT_INSTALLED:
-        value = await world_call(
-            tab, _install_source(), name, list(args), timeout=timeout, await_promise=await_promise
+    return await _by_name(
+        lambda source: world_call(
+            tab, source, name, list(args), timeout=timeout, await_promise=await_promise
         )
-    return value
+    )
+
+
+async def _by_name(call: Callable[[str], Awaitable[Any]]) -> Any:
+    """``call(source)`` with the short call by name; again with the call that installs
+    page.js first when the world has none yet."""
+    value = await call(_CALL)
+    return await call(_install_source()) if value == _NOT_INSTALLED else value

@@ -103,6 +103,7 @@ Object.defineProperty(globalThis, "__handrail", {
     adoptRoots,
     noteHandlers,
     reach,
+    restyledWithin,
     get next() {
       return next;
     },

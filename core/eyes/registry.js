@@ -219,9 +219,37 @@ function frameDocument(f) {
   });
 })();
 
+// Elements whose style attribute a script changed lately (element -> page-clock time), kept
+// from init on, for the hands' motion settle (core/page/page.js): a spinner a script was
+// already turning before an input is not motion the input started, and the hands need not
+// wait frames of their own to see it. Past RESTYLED_MAX entries, those older than
+// RESTYLED_KEEP_MS are dropped.
+const restyled = new Map();
+let restyledSince = null;
+const RESTYLED_MAX = 2000;
+const RESTYLED_KEEP_MS = 500;
+
 const observer = new MutationObserver((records) => {
   mutations += records.length;
+  let now = 0;
+  for (const record of records) {
+    if (record.type !== "attributes" || record.attributeName !== "style") continue;
+    now = now || performance.now();
+    restyled.set(record.target, now);
+  }
+  if (restyled.size > RESTYLED_MAX) {
+    for (const [el, at] of restyled) if (now - at > RESTYLED_KEEP_MS) restyled.delete(el);
+  }
 });
+
+// The elements restyled within the last `ms`, and how long the log has been kept (a log
+// younger than `ms` may have missed some).
+function restyledWithin(ms) {
+  const now = performance.now();
+  const elements = [];
+  for (const [el, at] of restyled) if (now - at <= ms) elements.push(el);
+  return { elements, watchedMs: restyledSince === null ? 0 : now - restyledSince };
+}
 
 function init(seed) {
   docSeed = Math.max(docSeed, seed);
@@ -233,6 +261,7 @@ function init(seed) {
       attributes: true,
       characterData: true,
     });
+    if (restyledSince === null) restyledSince = performance.now();
   } catch (_e) {
     // No document element yet: the count stays 0, which only makes reports vaguer.
   }

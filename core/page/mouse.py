@@ -4,17 +4,20 @@ A press is checked at the moment it happens, not only before: the pointer moves 
 target, the page reacts (its hover handlers, a frame), the element's box is compared with
 its box before the move when the stability check was deferred to this moment (page.js
 ``prepareClick``), the point is hit-tested again, and after the button goes down a
-listener in our world confirms that the approved element received it. If anything else
-did, the button is released somewhere neutral so that no click fires, and the action is
-refused as ``target_changed``.
+listener in our world confirms that the approved element received it, and holds the
+release to the element pressed (a pointer capture the page asked for is replaced by ours).
+If anything else got the press, the button is released somewhere neutral so that no click
+fires, and the action is refused as ``target_changed``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from core.cdp import CDPError
 from core.page.context import Ctx, Refused, js
-from core.world import FrameMap, frame_map, frame_route
+from core.world import FrameMap, WorldError, frame_map, frame_route
 
 
 class Unsettled(Exception):
@@ -24,10 +27,14 @@ class Unsettled(Exception):
     stability wait."""
 
 
-async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
+async def click_element(
+    ctx: Ctx, index: int, x: float, y: float, *, check_release: bool = True
+) -> None:
     """Click element ``[index]`` at (x, y), top-level viewport CSS pixels, with the checks
     above. Raises :class:`Refused` (``target_changed``) naming what was under the pointer,
-    and :class:`Unsettled` before pressing when a deferred stability check failed."""
+    and :class:`Unsettled` before pressing when a deferred stability check failed. With
+    ``check_release`` false the caller asks :func:`release_check` itself (a click does, while
+    the page settles)."""
     await _move(ctx, x, y)
     # Inside a cross-origin frame the checks run in our world in that frame (js() routes a
     # call whose first argument is the index), in the frame's own coordinates.
@@ -47,21 +54,17 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
             code="target_changed",
         )
     ctx.mark_dispatched()
-    # The press, then a move with the button down, on the spot: a pointer capture the page
-    # asked for in its pointerdown handler has surely taken effect (gotpointercapture)
-    # before we look. Sent back to back: the page gets them in this order. A dialog opened
-    # by the page blocks these calls until it is answered (by our dialog task), so they
-    # wait as long as the action may.
-    await ctx.current.session.send_in_order(
-        [
-            ("Input.dispatchMouseEvent", _button_params("mousePressed", x, y)),
-            ("Input.dispatchMouseEvent", _move_params(x, y, buttons=1)),
-        ],
-        timeout=None,
-    )
+    # The press; then our world checks who got it, and holds the release to that element:
+    # a pointer capture the page asked for in its pointerdown handler (to send the release,
+    # and so the click, elsewhere) has not taken effect yet, and is replaced (page.js
+    # ``holdRelease``). A dialog opened by the page blocks the press until it is answered
+    # (by our dialog task), so it waits as long as the action may.
+    await _button(ctx, "mousePressed", x, y)
     press = await js(ctx, "pressCheck", index)
     if press.get("ok"):
         await _button(ctx, "mouseReleased", x, y)
+        if check_release:
+            refuse_strayed(ctx, index, await release_check(ctx, index))
         return
     neutral = press.get("neutral") or {}
     nx, ny = mapping.to_top(float(neutral.get("x", -10)), float(neutral.get("y", -10)))
@@ -78,6 +81,28 @@ async def click_element(ctx: Ctx, index: int, x: float, y: float) -> None:
         error=f"the target changed under the pointer: {landed} {press.get('what')}",
         code="target_changed",
     )
+
+
+async def release_check(ctx: Ctx, index: int) -> str | None:
+    """What the release's events reached outside ``[index]``, where our world stopped them
+    (page.js ``guardRelease``: a capture the page took after the press check); None when
+    nothing did, or when the document is gone (the click navigated)."""
+    with contextlib.suppress(WorldError, CDPError):
+        verdict = await js(ctx, "releaseCheck", index)
+        strayed = verdict.get("strayed") if isinstance(verdict, dict) else None
+        return str(strayed) if strayed else None
+    return None
+
+
+def refuse_strayed(ctx: Ctx, index: int, strayed: str | None) -> None:
+    """Raise :class:`Refused` when :func:`release_check` found the release elsewhere."""
+    if strayed:
+        raise Refused(
+            f"{ctx.name} was not done: the target changed under the pointer: the release was "
+            f"captured by {strayed}, not [{index}]; handrail stopped the click there",
+            error=f"the target changed under the pointer: the release was captured by {strayed}",
+            code="target_changed",
+        )
 
 
 async def move_pointer(ctx: Ctx, x: float, y: float) -> None:

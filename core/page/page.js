@@ -411,6 +411,7 @@
       });
     }
     if (opts.deferStable) pendingStable = { el, rect: stable.rect, clock: frameClock(el.ownerDocument) };
+    armMoveWatch(el.ownerDocument.defaultView);
     return { ok: true, x: point.x, y: point.y, rect: stable.rect, scrolled, names: nameCandidates(el) };
   }
 
@@ -440,25 +441,81 @@
     return Boolean(target) && (target === el || containsComposed(el, target) || receivesClick(el, target));
   }
 
+  // The element a pointer event is for. A closed shadow root retargets the event to its
+  // host; the roots the eyes adopted let us look inside it at the event's point.
+  function eventTarget(event) {
+    const path = event.composedPath();
+    let target = path[0] || event.target;
+    if (target && target.shadowRoot && !path.includes(target.shadowRoot)) {
+      const inner = deepElementFromPoint(event.clientX, event.clientY);
+      if (inner && containsComposed(target, inner)) target = inner;
+    }
+    return target;
+  }
+
+  // The frame of the pointer's move. The page gets a move at the start of an animation
+  // frame, before that frame's callbacks; a listener of ours on the window, in the bubble
+  // phase (after the page's own handlers of the move and of the hover events before it),
+  // asks for an animation frame then: the callbacks the page's handlers asked for run
+  // first, in that same frame, and a task after ours runs after the tasks they queued.
+  // Armed by prepareClick, before the move; answered by hoverCheck.
+  let moveWatch = null;
+
+  function armMoveWatch(win) {
+    disarm(moveWatch);
+    const state = { undo: [], seen: false, settled: null };
+    state.settled = new Promise((resolve) => {
+      const moved = () => {
+        disarm(state);
+        state.seen = true;
+        win.requestAnimationFrame((time) => {
+          countFrame(time);
+          setTimeout(resolve, 0);
+        });
+      };
+      win.addEventListener("mousemove", moved, false);
+      state.undo.push(() => win.removeEventListener("mousemove", moved, false));
+    });
+    moveWatch = state;
+  }
+
   // After the pointer moved onto (x, y): let the page react (its hover handlers, one frame
-  // and a task after it), complete a deferred stability check, hit-test again, and arm the
-  // guard that records the press target.
+  // and a task after it: the move's own frame when our watch saw the move, else the next
+  // frame, as when the page stopped the move from reaching the window), complete a deferred
+  // stability check, hit-test again, and arm the guard that records the press target.
   async function hoverCheck(el, x, y) {
     disarm(pressGuard);
     pressGuard = null;
     const first = pendingStable && pendingStable.el === el ? pendingStable : null;
     pendingStable = null;
-    await nextFrame(el.ownerDocument.defaultView);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    // The pointer's move, input the page gets aligned to its animation frames, came in a
-    // frame before ours and after the watch was armed: the watch saw that one too (asking
-    // for it with a callback of our own would cost an idle click a few ms).
-    if (first) countFrame("pointer");
+    const watch = moveWatch;
+    moveWatch = null;
+    disarm(watch);
+    // A frame came after the first reading: our callback ran in one, or the page's clock
+    // moved (Chrome's clock, read between frames, may already hold the next frame's time).
+    let framed = false;
+    if (watch && watch.seen) {
+      await watch.settled;
+      framed = true;
+      // A click right after the document's first digest: the eyes' log of restyles has not
+      // looked long enough before the press to tell a spinner from motion the click starts.
+      const log = registry().restyledWithin ? registry().restyledWithin(0) : null;
+      if (log && log.watchedMs < MOTION_WATCH_MIN_MS) {
+        await new Promise((resolve) => setTimeout(resolve, MOTION_WATCH_MIN_MS - log.watchedMs));
+      }
+    } else {
+      await nextFrame(el.ownerDocument.defaultView);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    // Without our move watch: the pointer's move, input the page gets aligned to its
+    // animation frames, came in a frame before ours and after the watch was armed: the
+    // watch saw that one too.
+    if (first && !framed) countFrame("pointer");
     if (!el.isConnected) return { ok: false, what: "nothing: the element left the page" };
     if (first) {
       const doc = el.ownerDocument;
       const clock = frameClock(doc);
-      const framePassed = clock === null || clock !== first.clock || doc.visibilityState === "hidden";
+      const framePassed = framed || clock === null || clock !== first.clock || doc.visibilityState === "hidden";
       if (!framePassed || !sameRect(topRect(el), first.rect)) return { ok: false, moved: true };
     }
     const hit = deepElementFromPoint(x, y);
@@ -466,21 +523,18 @@
     const state = { el, target: null, captured: null, pointerId: 1, undo: [] };
     const record = (event) => {
       if (state.target) return;
-      const path = event.composedPath();
-      let target = path[0] || event.target;
-      // A closed shadow root retargets the event to its host; the roots the eyes adopted
-      // let us look inside it at the point of the press.
-      if (target && target.shadowRoot && !path.includes(target.shadowRoot)) {
-        const inner = deepElementFromPoint(event.clientX, event.clientY);
-        if (inner && containsComposed(target, inner)) target = inner;
-      }
+      const target = eventTarget(event);
       state.target = target;
+      if (typeof event.pointerId === "number") state.pointerId = event.pointerId;
     };
     // A page can also redirect the release: capturing the pointer to another element makes
-    // pointerup (and so the click) go there.
+    // pointerup (and so the click) go there. A capture asked for in the pointerdown handler
+    // takes effect only at the next pointer event (pressCheck overrides it before that);
+    // one that already took effect is seen here.
     const captured = (event) => {
-      const target = event.composedPath()[0] || event.target;
+      const target = eventTarget(event);
       if (!pressReaches(el, target)) {
+        event.stopImmediatePropagation();
         state.captured = target;
         state.pointerId = event.pointerId;
       }
@@ -506,6 +560,25 @@
     return { x: -10, y: -10 };
   }
 
+  // The release goes where the press went. A page can ask, in its pointerdown handler, to
+  // capture the pointer to another element, so that pointerup and the click land there; the
+  // request takes effect at the next pointer event, and a later request replaces it. So
+  // unless the capture asked for is already within the approved element, our world asks for
+  // it to go to the element that got the press (as a touch press always is), before the
+  // release. False when that cannot be done: the pressed element left the page.
+  function holdRelease(state, target) {
+    try {
+      for (let node = target; node; node = composedParent(node)) {
+        if (node.nodeType === 1 && node.hasPointerCapture(state.pointerId)) return true;
+        if (node === state.el) break;
+      }
+      target.setPointerCapture(state.pointerId);
+      return target.hasPointerCapture(state.pointerId);
+    } catch (_) {
+      return false; // not connected, or no such pointer down
+    }
+  }
+
   // After the button went down: did the approved element receive it? If not, the click
   // must not happen: the target loses any pointer capture, clicks are stopped until the
   // release is done, and the caller releases the button at `neutral`.
@@ -515,8 +588,13 @@
     const target = state.target;
     disarm(state);
     if (pressReaches(state.el, target) && !state.captured) {
-      pressGuard = null;
-      return { ok: true };
+      if (holdRelease(state, target)) {
+        pressGuard = null;
+        guardRelease(state.el);
+        return { ok: true };
+      }
+      installClickBlock(state);
+      return { ok: false, what: "nothing: the pressed element left the page", neutral: neutralPoint(state.el) };
     }
     for (const holder of [target, state.captured]) {
       if (holder && typeof holder.hasPointerCapture === "function") {
@@ -549,6 +627,40 @@
   function pressDone() {
     disarm(pressGuard);
     pressGuard = null;
+  }
+
+  // Between the press check and the release a page's timer could still capture the pointer
+  // elsewhere: the release's events that reach anything outside the approved element are
+  // stopped before the page's handlers there (and their default actions cancelled), and
+  // releaseCheck says where they went.
+  let releaseGuard = null;
+  const RELEASE_EVENTS = ["gotpointercapture", "pointerup", "mouseup", "click", "auxclick", "dblclick"];
+
+  function guardRelease(el) {
+    disarm(releaseGuard);
+    const state = { el, strayed: null, undo: [], ending: false };
+    const stop = (event) => {
+      // The release's events come in one task: the guard ends with it, before the page's
+      // own later clicks (a handler's el.click() in a timer is not ours to judge).
+      if (!state.ending) {
+        state.ending = true;
+        setTimeout(() => disarm(state), 0);
+      }
+      const target = eventTarget(event);
+      if (pressReaches(el, target)) return;
+      event.stopImmediatePropagation();
+      event.preventDefault();
+      if (!state.strayed) state.strayed = describe(target);
+    };
+    for (const win of windowsOf(el)) for (const type of RELEASE_EVENTS) listen(state, win, type, stop);
+    releaseGuard = state;
+  }
+
+  function releaseCheck() {
+    const state = releaseGuard;
+    disarm(state);
+    releaseGuard = null;
+    return { strayed: state ? state.strayed : null };
   }
 
   // Keys typed for `el` are cancelled whenever the focus is elsewhere; the first element
@@ -726,18 +838,29 @@
 
   // --- the page's clock ------------------------------------------------------------------
 
-  // The page-clock time of the latest input the page received, for the settle: a timer of
-  // ours due `ms` after it fires only after every timer the page set for earlier (timers
-  // run in the order they are due), however slow the machine is.
+  // The page-clock time of the latest input the page received (when its dispatch began, for
+  // the motion watch) and when that dispatch was over, for the settle: a timer of ours due
+  // `ms` after the end fires only after every timer the page's handlers set for `ms` or
+  // sooner (timers run in the order they are due, and in the order they were set when due
+  // together), however slow the machine is. The end is the event's arrival at the window,
+  // in the bubble phase, after the page's handlers on the way; when the page stopped it
+  // before (or the input is unknown to us), it is the settle's own start, which comes after
+  // the dispatch (a task queued at the input would wait behind the frame the input asks for).
   let lastInputAt = null;
+  let inputEndAt = null;
   for (const type of ["pointerdown", "pointerup", "click", "keydown", "keyup", "input", "change"]) {
     window.addEventListener(type, () => {
       lastInputAt = performance.now();
     }, true);
+    window.addEventListener(type, () => {
+      inputEndAt = performance.now();
+    }, false);
   }
 
   async function pageSettle(ms) {
-    const since = lastInputAt === null ? performance.now() : lastInputAt;
+    const now = performance.now();
+    let since = now;
+    if (lastInputAt !== null) since = inputEndAt !== null && inputEndAt >= lastInputAt ? inputEndAt : now;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, since + ms - performance.now())));
     // One more task: what those timers started (a navigation, a fetch) is under way.
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -764,6 +887,10 @@
     pressDone() {
       pressDone();
       return true;
+    },
+
+    releaseCheck() {
+      return releaseCheck();
     },
 
     armKeys(index) {
@@ -1263,17 +1390,24 @@
   // (document.getAnimations(): finite ones whose start is not before the input), and motion
   // a script draws by writing inline styles frame after frame (a jQuery animate). The latter
   // is seen by a style observer armed before the input (watchMotion; prepareClick arms it,
-  // so a click's own frame waits count); an element that was already being restyled then
-  // (a script-drawn spinner) is not waited for, and when the observer saw fewer than two
-  // frames before the input, script motion is not judged at all.
+  // so a click's own frame waits count); an element that was already being restyled then,
+  // or in the 100 ms before the input by the eyes' log of restyles (a script-drawn
+  // spinner), is not waited for. When neither the observer saw two frames before the input
+  // nor the log covers those 100 ms, script motion is not judged at all.
 
   const MOTION_RECENT_MS = 200;
+  // How far back a restyle before the input marks an element as already moving (a spinner
+  // drawn at 10 frames a second or more; a slower one has quiet frames, which end the wait).
+  const MOTION_LOOKBACK_MS = 100;
+  // The least a look before the input must last for script motion to be judged: more than
+  // two frames at 60 Hz (a spinner drawn at 30 frames a second shows in it).
+  const MOTION_WATCH_MIN_MS = 40;
   const MOTION_ELEMENTS = 2000;
   const motion = {
     observer: null,
     frames: 0,
     lastFrame: null,
-    framesAtInput: 0,
+    judged: false,
     inputAt: null,
     inputFrame: null,
     last: new Map(),
@@ -1286,7 +1420,15 @@
         motion.inputAt = performance.now();
         // The time of the frame the input came in: an animation it started may carry it.
         motion.inputFrame = document.timeline ? document.timeline.currentTime : null;
-        motion.framesAtInput = motion.frames;
+        // Script motion is judged when the watch saw two frames before the input, or the
+        // eyes' log of restyles covers the lookback: what it saw restyled then was moving
+        // before the input.
+        motion.judged = motion.frames >= 2;
+        const lately = registry() && registry().restyledWithin ? registry().restyledWithin(MOTION_LOOKBACK_MS) : null;
+        if (lately) {
+          for (const el of lately.elements) motion.before.add(el);
+          if (lately.watchedMs >= MOTION_WATCH_MIN_MS) motion.judged = true;
+        }
       }
     }, true);
   }
@@ -1338,7 +1480,7 @@
 
   // Elements a script restyled after the input (and not before it), since `recent`.
   function scriptMovers(recent) {
-    if (motion.inputAt === null || motion.framesAtInput < 2) return [];
+    if (motion.inputAt === null || !motion.judged) return [];
     const out = [];
     for (const [el, at] of motion.last) {
       if (at >= recent && at >= motion.inputAt && !motion.before.has(el)) out.push(el);
@@ -1550,9 +1692,9 @@
       observer.observe(doc, { childList: true, subtree: true });
       hoverBefore = { doc, root, inserted, observer, seen: new WeakSet(within([root]).filter(shown)) };
       // The settle counts the page's clock from the move (hover timers start there).
-      lastInputAt = performance.now();
+      lastInputAt = inputEndAt = performance.now();
       const moved = () => {
-        lastInputAt = performance.now();
+        lastInputAt = inputEndAt = performance.now();
       };
       doc.defaultView.addEventListener("pointermove", moved, { capture: true, once: true });
       const titled = el.closest("[title]");

@@ -9,7 +9,7 @@ from typing import Any
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect, name_matches
 from core.page.messages import element_label, not_actionable
-from core.page.mouse import Unsettled, click_element
+from core.page.mouse import Unsettled, click_element, refuse_strayed, release_check
 from core.page.navigation import follow_popup
 from core.page.settle import Probe, compare, probe, settle
 from core.result import ActionResult
@@ -103,17 +103,26 @@ async def prepare(
 
 
 async def press(
-    ctx: Ctx, index: int, label: str, x: float, y: float, expect: TargetExpectation | None
+    ctx: Ctx,
+    index: int,
+    label: str,
+    x: float,
+    y: float,
+    expect: TargetExpectation | None,
+    *,
+    check_release: bool = True,
 ) -> None:
     """Click ``[index]`` at (x, y) as prepared with ``defer_stable`` (:func:`prepare`): the
     hover check a frame after the move completes the stability check. When the element
     moved, or no frame came in between, it is prepared again with the whole stability wait
-    (refused if it keeps moving) and the pointer goes to its new centre."""
+    (refused if it keeps moving) and the pointer goes to its new centre. ``check_release``:
+    as :func:`core.page.mouse.click_element`."""
     try:
-        await click_element(ctx, index, x, y)
+        await click_element(ctx, index, x, y, check_release=check_release)
     except Unsettled:
         prep = await prepare(ctx, index, label, expect)
-        await click_element(ctx, index, float(prep["x"]), float(prep["y"]))
+        x, y = float(prep["x"]), float(prep["y"])
+        await click_element(ctx, index, x, y, check_release=check_release)
 
 
 async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> ActionResult:
@@ -123,8 +132,14 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     marks = watch.marks()
     popup_mark = ctx.hands.tabs.popups
     download_mark = len(ctx.hands.downloads.order)
-    await press(ctx, index, label, aimed.x, aimed.y, expect)
-    note = await settle(ctx, marks)
+    await press(ctx, index, label, aimed.x, aimed.y, expect, check_release=False)
+    # Where the release went is read while the page settles (the answer is ready at once).
+    checked = asyncio.create_task(release_check(ctx, index))
+    try:
+        note = await settle(ctx, marks)
+    finally:
+        strayed = await checked
+    refuse_strayed(ctx, index, strayed)
     await ctx.hands.downloads.wait_since(download_mark, min(3.0, max(ctx.remaining() - 1.0, 0.0)))
     origin_tab = ctx.current
     new_tab = await follow_popup(ctx, popup_mark)

@@ -15,10 +15,12 @@ from core.result import Changes
 from core.snapshot import probe as world_probe
 from core.world import WorldError, world_eval
 
-# Settling after an action: wait until the page has had no request in flight for QUIET
-# seconds (counted from the input at the earliest, so a reaction that starts a moment
-# later is still seen), at most CAP seconds. A navigation waits for its load first.
-ACTION_QUIET, ACTION_CAP = 0.1, 1.5
+# Settling after an action: wait until the page's timers due within QUIET seconds of the
+# input have run (page clock), and it has had no request in flight for QUIET seconds
+# (counted from the input at the earliest, so a reaction that starts a moment later is
+# still seen), at most CAP seconds. A navigation waits for its load first. 80 ms: a
+# navigation a page starts 80 ms after a click is part of the click (issue 10).
+ACTION_QUIET, ACTION_CAP = 0.08, 1.5
 # Typing often feeds a debounced listener (search-as-you-type, autocomplete) whose timer
 # restarts at every key: count quiet from the last key, over a typical debounce delay.
 TYPE_QUIET = 0.3

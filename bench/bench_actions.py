@@ -10,55 +10,48 @@ includes the probes before and after, the actionability checks and the settle.
 a loaded CI machine (the loops are stopped when the bench ends).
 
 "click: settle window" is the part of each timed click spent in the settle's page-clock
-wait (core/page/settle.py ``page_clock``: the page's timers due within 100 ms of the
-release, then the motion the click started): the floor an idle click cannot go under
+wait (core/page/settle.py ``page_clock``: the page's timers due within 80 ms of the end of
+the release, then the motion the click started): the floor an idle click cannot go under
 while that window holds.
 
 Where an idle click's time goes (the median of 21 timed clicks of this page, every CDP
-command and step logged; before: main 7671d7f at 16:37 UTC, load 0.6; after: this branch
-at 17:55 UTC, load 0.5; 2026-12-01):
+command logged with its start and duration, ms from the call; 2026-12-01 20:37 UTC, load
+2.8, the issue-10 change of 20:34):
 
-    step                                                            before    after
-    probe | target | toggle state, concurrent                        11.5 ms   3.4 ms
-    prepareClick (visible, enabled, in view, hit test; before: also
-      the stability wait, a frame)                                  11.8      1.5
-    mouseMoved (the page may hold a move until its next frame)        9.3      2.0
-    hoverCheck (a frame and a task; hit test; after: also the
-      stability check's second reading)                             16.3      2.9
-    mousePressed, then mouseMoved with the button down (before: one
-      after the other; after: back to back; the move waits for the
-      page's next frame)                                       3.3 + 14.3     17.2
-    pressCheck, mouseReleased                                  5.0 + 3.4   2.2 + 2.4
-    settle: page clock (100 ms of page time from the release)       ~100     99.8
-    probe after                                                      3.4      1.6
+    step                                                        start   duration
+    probe | target | toggle state, concurrent                     0.2   2.9 | 2.4 | 2.3
+    prepareClick (visible, enabled, in view, hit test, first box)   4.3   1.8
+    mouseMoved (the page gets it at the start of a frame)           6.1   2.8
+    hoverCheck (our rAF asked in that frame, a task; box, hit test) 9.0   1.8
+    mousePressed                                                   10.6   2.8
+    pressCheck (who got the press; the release held to it)         13.8   1.7
+    mouseReleased                                                  16.5   3.4
+    settle: page clock (80 ms from the release's end) | releaseCheck 19.7   79.8 | 1.5
+    probe after                                                    99.9   1.9
+                                                                 total  101.4
 
-Before, every call into page.js carried the whole script with the sensitivity words
-(~77 kB: ~4 ms a call instead of ~1), and the stability check waited a frame of its own
-before the move, which then waited for the next. What is left outside the settle window
-is the pointer's frame, the hover check's frame and the capture move's frame (each a
-safety check: the page reacts to the hover before the hit test, the stability check's
-readings are in different frames, a pointer capture takes effect before the press is
-checked) and about ten round trips of 1-3 ms.
+Before this change (main c761f08) a click spent three frames outside its settle window:
+the pointer's move, the hover check's own frame (asked for after the move's answer, so a
+whole frame later) and a move with the button down that let a pointer capture take
+effect before the press was checked; and the window was 100 ms counted from the start of
+the input. Now the hover check ends in the move's own frame, the release is held to the
+pressed element instead of the capture move (page.js ``holdRelease``, ``guardRelease``),
+where the release went is read while the page settles, and the window is 80 ms from the
+input's arrival at the window, after the page's handlers.
 
 Figures (20 runs each, the two checkouts alternately in the same minutes, shared 2-core
 machine: ``cd CHECKOUT && PYTHONPATH=$PWD .venv/bin/python bench/bench_actions.py --reps
-20 [--busy]``; median / p95 ms, two runs each):
+20 [--busy]``; median / p95 ms):
 
-    2026-12-01 17:53-17:55 UTC, idle, load (uptime, 1 min) 0.1-0.7; main at 92eda76
-    main, before   click 183.1/184.6 182.4/185.2  type 409/433 396/410  navigate 541/551 534/551
-    this, after    click 133.0/137.7 133.5/136.5  type 338/355 340/363  navigate 529/535 521/526
-    2026-12-01 17:34-17:36 UTC, idle, load 3.2-3.4; main at 4b50ab2
-    main, before   click 182.9/185.4 183.4/197.1  type 442/474 455/552  navigate 551/653 550/599
-    this, after    click 149.4/151.0 136.9/150.5  type 395/437 352/400  navigate 543/565 537/586
-    2026-12-01 17:37-17:39 UTC, --busy, load 4.0-5.2; main at 4b50ab2
-    main, before   click 181.4/199.5 185.7/191.4  type 486/606 460/491
-    this, after    click 143.8/158.1 149.6/155.2  type 360/405 369/392
+    2026-12-01 20:34-20:37 UTC, load (uptime, 1 min) 1.5-2.6; main at c761f08
+    main, before   click 149.9/154.4 147.5/153.3  type 371/428 344/363  navigate 533/556 534/539
+    this, after    click  96.3/101.1  97.6/106.8  type 342/351 344/360  navigate 536/542 531/537
+    --busy         main click 149.4/159.4  type 370/437;  this click 103.9/127.8  type 403/476
 
-The minimum click went from 165 to 130 ms; on a loaded machine the median sits 137 or
-149 ms, a frame apart, depending on where the clicks fall in the page's frame period.
-Typing 11 characters sends its keys back to back (core.cdp ``send_in_order``) and reads
-its field state in parallel; navigate no longer waits two frames after half a second of
-network quiet.
+Earlier figures (the change before this one, 17:53-17:55 UTC, load 0.1-0.7): main 7671d7f
+click 183 ms median, that change 133 ms. Typing 11 characters sends its keys back to back
+(core.cdp ``send_in_order``) and reads its field state in parallel; navigate no longer waits
+two frames after half a second of network quiet.
 """
 
 from __future__ import annotations

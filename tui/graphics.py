@@ -1,71 +1,111 @@
-"""Asking the terminal what pictures it can draw, before Textual takes the terminal.
+"""Which pictures the terminal draws, decided from its environment: handrail never asks it.
 
 textual-image asks the terminal when its modules are imported (Sixel? Kitty graphics? the
-cell size in pixels) and waits up to 0.1 s for each answer, reading stdin itself. Once a
-Textual app runs, its input thread owns stdin and would read those answers as keys, so the
-questions must be asked before ``App.run``. A terminal that does not answer (many do not)
-costs 0.2-0.3 s of waiting: :func:`ask_early` asks in a thread while the main thread
-imports the observatory, and :func:`wait_for_answers` (called by every observatory app
-before it takes the terminal) makes sure the answers are in.
+cell size in pixels?) and waits up to 0.1 s for each answer, reading stdin itself. Asked
+before the observatory starts, that put up to 0.3 s of waiting before the first frame on
+every terminal that does not answer (many do not); asked once Textual runs, Textual's
+input thread owns stdin and would read the answers as keys. So nothing is asked:
 
-Only textual-image's own modules load in the thread (and PIL, which nothing else loads
-meanwhile): rich and the standard modules both threads need are imported first here, so
-two threads never race to import the same module.
+- the kind of picture comes from variables the terminal itself sets (:func:`choose`):
+  Kitty graphics in kitty and Ghostty, Sixel in WezTerm, Konsole, foot, iTerm2 and mlterm,
+  coloured half-blocks everywhere else (inside tmux or screen too, whatever the outer
+  terminal: they pass neither through by default). ``HANDRAIL_GRAPHICS=kitty|sixel|halfcell``
+  overrides the choice;
+- the cell size in pixels comes from the kernel (``TIOCGWINSZ``, which the terminals that
+  draw pictures fill in), else textual-serve's ``TEXTUAL_CELL_WIDTH``/``HEIGHT``, else
+  10x20 (textual-image's own fallbacks, without its escape-sequence query);
+- textual-image itself loads with the first picture (:func:`image_widget`), not at start-up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
-_asking: threading.Thread | None = None
-_lock = threading.Lock()
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+Graphics = Literal["kitty", "sixel", "halfcell"]
+"""Kitty's graphics protocol, Sixel, or coloured half-block characters (any terminal)."""
+
+OVERRIDE = "HANDRAIL_GRAPHICS"
+"""The variable a person sets when the environment does not say what their terminal draws."""
+
+_SIXEL_TERM_PROGRAMS = ("WezTerm", "iTerm.app")
+_SIXEL_TERMS = ("wezterm", "foot", "foot-extra", "mlterm")
 
 
-def _ask() -> None:
-    # The imports ask: which renderer (Sixel, Kitty graphics, half-blocks), then the cell
-    # size, which textual-image caches for its widgets.
-    import textual_image.renderable  # noqa: F401
-    from textual_image._terminal import TerminalError, get_cell_size
+def choose(env: Mapping[str, str], *, tty: bool) -> Graphics:
+    """The pictures to draw for a terminal with this environment. ``tty``: whether stdout
+    is a terminal (else half-blocks: the web view, tests, a pipe)."""
+    wanted = env.get(OVERRIDE, "").strip().lower()
+    if wanted in get_args(Graphics):
+        return cast(Graphics, wanted)
+    term = env.get("TERM", "")
+    program = env.get("TERM_PROGRAM", "")
+    if not tty or env.get("TMUX") or term.startswith(("screen", "tmux")):
+        return "halfcell"
+    if env.get("KITTY_WINDOW_ID") or term in ("xterm-kitty", "xterm-ghostty"):
+        return "kitty"
+    if program == "ghostty":
+        return "kitty"
+    if program in _SIXEL_TERM_PROGRAMS or term in _SIXEL_TERMS or env.get("KONSOLE_VERSION"):
+        return "sixel"
+    return "halfcell"
 
-    # stdout closed, or a terminal nobody sized (0x0): tui.target_crop draws its own
-    # half-blocks then, and textual-image says why if it is asked to draw.
-    with contextlib.suppress(TerminalError, ZeroDivisionError):
-        get_cell_size()
+
+ImageWidget = Callable[..., "Widget"]
+"""A textual-image widget class: ``ImageWidget(pil_image, id=...)``."""
+
+_loaded: dict[str, ImageWidget | None] = {}
 
 
-def ask_early() -> None:
-    """Start asking the terminal in a thread (once; later calls do nothing)."""
-    global _asking
-    # See the module docstring: these load here, before the thread starts.
-    import base64  # noqa: F401
-    import fcntl  # noqa: F401
-    import select  # noqa: F401
-    import termios  # noqa: F401
-    import textwrap  # noqa: F401
-    import traceback  # noqa: F401
-    import tty  # noqa: F401
+def image_widget(env: Mapping[str, str] | None = None) -> ImageWidget | None:
+    """textual-image's widget class for this terminal's pictures (loaded on the first call,
+    without asking the terminal anything). None when textual-image cannot draw here: a
+    pseudo-terminal nobody sized reports 0x0 cells, and textual-image divides by that;
+    draw your own half-blocks then (``tui.target_crop.HalfBlocks``)."""
+    import os
 
-    import rich.console
-    import rich.control
-    import rich.measure
-    import rich.segment  # noqa: F401
+    stdout = sys.__stdout__
+    kind = choose(os.environ if env is None else env, tty=bool(stdout and stdout.isatty()))
+    if kind not in _loaded:
+        _loaded[kind] = _load(kind)
+    return _loaded[kind]
 
-    # A terminal that does not answer the size query made textual-image print a warning
-    # with a traceback over the screen; its fallback size is fine, and nobody can act on it.
+
+def _load(kind: Graphics) -> ImageWidget | None:
+    # A terminal that does not answer made textual-image log a warning with a traceback
+    # over the screen; its fallback size is fine, and nobody could act on it.
     logging.getLogger("textual_image").setLevel(logging.ERROR)
+    from textual_image import _terminal
 
-    with _lock:
-        if _asking is None:
-            # Not a daemon: should the process end before the app runs, the thread still
-            # gets to put the terminal back out of the mode it reads the answers in.
-            _asking = threading.Thread(target=_ask, name="terminal graphics query")
-            _asking.start()
+    asking = _terminal.capture_terminal_response
+    # textual-image asks while its modules load (its Sixel and Kitty checks, and the cell
+    # size when the kernel does not know it): every question now fails at once, unasked.
+    _terminal.capture_terminal_response = _never_ask
+    try:
+        from textual_image import widget
+    except ZeroDivisionError:
+        return None
+    finally:
+        _terminal.capture_terminal_response = asking
+    if kind == "kitty":
+        return widget.TGPImage
+    if kind == "sixel":
+        return widget.SixelImage
+    return widget.HalfcellImage
 
 
-def wait_for_answers() -> None:
-    """Return once the terminal has answered (or timed out); asks now if nobody asked yet."""
-    ask_early()
-    assert _asking is not None
-    _asking.join()
+@contextlib.contextmanager
+def _never_ask(
+    start_marker: str, end_marker: str, timeout: float | None = None
+) -> Iterator[SimpleNamespace]:
+    from textual_image._terminal import TerminalError
+
+    raise TerminalError("handrail decides from the environment (tui.graphics)")
+    yield  # pragma: no cover  (a generator, for contextmanager)

@@ -80,10 +80,6 @@ def run_observatory(
     ``headless_cause``: why the run is headless though the person did not ask (said on
     screen at start and on the hand-over screen).
     """
-    from tui import graphics
-
-    # The terminal's answers (what pictures it draws) arrive while the observatory loads.
-    graphics.ask_early()
     from tui.app import HandrailApp
 
     problems: list[tuple[int, str]] = []

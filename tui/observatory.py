@@ -9,16 +9,14 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from asyncio import AbstractEventLoop
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from textual.app import App, AutopilotCallbackType, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from tui import graphics
 from tui.config import default_config_dir, load_config, save_theme
 from tui.help_screen import HelpScreen, HelpSection
 from tui.themes import (
@@ -92,31 +90,6 @@ class ObservatoryApp(App[int]):
             )
             wanted = fallback
         self.theme = wanted
-
-    def run(
-        self,
-        *,
-        headless: bool = False,
-        inline: bool = False,
-        inline_no_clear: bool = False,
-        mouse: bool = True,
-        size: tuple[int, int] | None = None,
-        auto_pilot: AutopilotCallbackType | None = None,
-        loop: AbstractEventLoop | None = None,
-    ) -> int | None:
-        """``App.run``, once the terminal has said what pictures it draws (it cannot be
-        asked once the app reads stdin; see :mod:`tui.graphics`)."""
-        if not headless:
-            graphics.wait_for_answers()
-        return super().run(
-            headless=headless,
-            inline=inline,
-            inline_no_clear=inline_no_clear,
-            mouse=mouse,
-            size=size,
-            auto_pilot=auto_pilot,
-            loop=loop,
-        )
 
     def note(self, message: str, severity: str = "information") -> None:
         """A notice to show once the screen is up (``warning`` or ``information``)."""

@@ -1,17 +1,13 @@
 """The approval's picture of the target: the crop with the element outlined.
 
-Rendered with textual-image: Kitty graphics or Sixel where the terminal answers that it
-supports them, coloured half-blocks otherwise (also under ``handrail serve`` and in tests,
-where stdout is no terminal and textual-image would fall back to plain characters).
-textual-image asks the terminal at import, so this module must be imported before the app
-starts (the approval screen imports it).
+Rendered with textual-image in the graphics :mod:`tui.graphics` chooses for the terminal
+(Kitty graphics, Sixel or coloured half-blocks; half-blocks under ``handrail serve`` and in
+tests, where stdout is no terminal). textual-image loads with the first picture.
 """
 
 from __future__ import annotations
 
 import io
-import logging
-from collections.abc import Callable
 
 from PIL import Image as PILImage
 from PIL import ImageDraw
@@ -23,29 +19,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Label, Static
-from textual_image.renderable.unicode import Image as UnicodeRenderable
 
 from core.events import TargetCrop
-
-# A terminal that does not answer textual-image's size query (many do not) made it print a
-# warning with a traceback over the screen; its fallback size is fine, and nobody can act on it.
-logging.getLogger("textual_image").setLevel(logging.ERROR)
-
-CropImage: Callable[..., Widget] | None
-try:
-    from textual_image.widget import HalfcellImage
-    from textual_image.widget import Image as BestImage
-except ZeroDivisionError:
-    # textual-image divides by the terminal's size in cells when its widgets are imported;
-    # a pseudo-terminal nobody sized reports 0x0 (and every textual-image renderer divides by
-    # it again). The pictures are drawn with :class:`HalfBlocks` then.
-    CropImage = None
-else:
-    # textual-image's choice for a non-terminal is plain characters; half-blocks look better
-    # and draw the same anywhere (the web view included).
-    CropImage = (
-        HalfcellImage if getattr(BestImage, "_Renderable", None) is UnicodeRenderable else BestImage
-    )
+from tui import graphics
 
 OUTLINE = (255, 64, 160)
 """A magenta no page theme uses for its own buttons; visible on light and dark pages."""
@@ -109,9 +85,10 @@ def picture(
 ) -> Widget:
     """``image`` as a widget ``columns`` wide, in the best graphics the terminal has."""
     rows = picture_rows(image.width, image.height, columns=columns, max_rows=max_rows)
+    drawn = graphics.image_widget()
     widget: Widget = (
-        CropImage(image, id=id)
-        if CropImage is not None
+        drawn(image, id=id)
+        if drawn is not None
         else Static(HalfBlocks(image, columns, rows), id=id)
     )
     widget.styles.width = columns

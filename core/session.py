@@ -40,6 +40,7 @@ from core.events import EventSink, RunFinished, Supervisor
 from core.model.base import Model, ModelConfigError
 from core.model.spec import DEFAULT_SPEC, build_model, precheck
 from core.page import Page
+from core.phases import first_phase, launches_browser
 from core.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
 from core.pool.pool import PoolRun
 from core.pool.state import PoolError, PoolFull
@@ -321,7 +322,7 @@ PhaseSink = Callable[[str], None]
 
 def browser_is_launched(settings: RunSettings) -> bool:
     """Whether the run launches its own Chrome (rather than attaching to one)."""
-    return not (settings.cdp_url or settings.connect or settings.pool)
+    return launches_browser(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool)
 
 
 def launch_early(settings: RunSettings) -> asyncio.Task[Browser] | None:
@@ -373,7 +374,7 @@ async def run_session(
     env = os.environ if env is None else env
     # The cheap checks first: a typo never flashes a browser window.
     secrets = check_settings(settings, env) if prepared is None else prepared.secrets
-    phase("starting Chrome…" if browser_is_launched(settings) else "checking…")
+    phase(first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool))
     early = launch_early(settings) if prepared is None else None
     lease: PoolRun | None = None
     try:

@@ -12,6 +12,7 @@ from anthropic.types import MessageParam
 from core.actions import parse_reply, tool_definitions
 from core.model import ModelConfigError, OpenAIModel, build_model, image_block
 from core.model.openai_backend import NO_VISION_NOTE
+from core.model.spec import spec_label
 from tests.fake_openai import FakeOpenAI
 
 SYSTEM = "You drive a browser for a person."
@@ -199,3 +200,9 @@ def test_openai_base_url_from_the_environment() -> None:
     env: dict[str, Any] = {"OPENAI_BASE_URL": "http://localhost:8000/v1"}
     model = build_model("openai:qwen", base_url=None, env=env)
     assert model.label == "openai:qwen @ http://localhost:8000/v1"
+
+
+def test_the_header_knows_the_model_label_before_the_sdk_loads() -> None:
+    env = {"OPENAI_BASE_URL": "http://localhost:8000/v1"}
+    model = build_model("openai:qwen", base_url=None, env=env)
+    assert spec_label("openai:qwen", base_url=None, env=env) == model.label

@@ -9,6 +9,7 @@ from anthropic.types import MessageParam
 
 from core.actions import parse_reply, tool_definitions
 from core.model import ModelConfigError, ModelError, ScriptedPlan, build_model
+from core.model.spec import spec_label
 
 DIGEST = """<browser_state>
 URL: http://127.0.0.1:8000/results
@@ -155,3 +156,8 @@ def test_a_spec_without_a_prefix_lists_the_three_forms() -> None:
         and "openai:MODEL_ID" in message
         and "scripted:PLAN.jsonl" in message
     )
+
+
+def test_the_header_knows_the_plan_label_before_it_is_loaded(tmp_path: Path) -> None:
+    model = plan(tmp_path, "")
+    assert spec_label(f"scripted:{model.path}", base_url=None, env={}) == model.label

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.pilot import Pilot
 
@@ -40,6 +40,10 @@ from core.events import (
     Supervisor,
 )
 from core.result import ActionResult, Changes
+
+if TYPE_CHECKING:
+    from tui.app import HandrailApp
+    from tui.run_screen import RunScreen
 
 # Observations in the form the agent sends them (see Agent._observe and core/envelope.py).
 BOOKING_DIGEST = """<browser_state>
@@ -290,6 +294,13 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await pilot.pause(0.02)
+
+
+async def shown_run_screen(pilot: Pilot[Any], app: HandrailApp) -> RunScreen:
+    """The app's run screen, once it has replaced the first frame (tui/shell.py)."""
+    await wait_until(pilot, lambda: app.run_screen is not None)
+    assert app.run_screen is not None
+    return app.run_screen
 
 
 def still_clock() -> float:

@@ -14,7 +14,13 @@ from textual.pilot import Pilot
 
 from core.display import NO_DISPLAY
 from core.events import EventSink, RunFinished, Supervisor
-from tests.test_tui_driver import UiTestDriver, booking_rounds, still_clock, wait_until
+from tests.test_tui_driver import (
+    UiTestDriver,
+    booking_rounds,
+    shown_run_screen,
+    still_clock,
+    wait_until,
+)
 from tests.test_tui_human_pause import login_driver
 from tests.test_tui_snapshots import replay_app, replay_ready, thinking_driver, waiting_for
 from tui.app import HandrailApp
@@ -37,8 +43,7 @@ def test_starting_chrome(snap_compare: Any, tmp_path: Path, size: tuple[int, int
     app = app_for(starting, tmp_path, task="Book one seat from Lyon to Paris")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        screen = app.run_screen
-        assert screen is not None
+        screen = await shown_run_screen(pilot, app)
         await wait_until(pilot, lambda: screen.header_facts().state == "starting Chrome…")
         await pilot.pause(0.1)
 

@@ -16,6 +16,7 @@ from core.events import EventSink, RunFinished, Supervisor
 from tests.test_tui_driver import (
     UiTestDriver,
     booking_rounds,
+    shown_run_screen,
     still_clock,
     wait_until,
     write_fixed_log,
@@ -207,8 +208,7 @@ async def test_the_screen_says_starting_chrome_before_the_first_round(tmp_path: 
         task="book a train",
     )
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = app.run_screen
-        assert screen is not None
+        screen = await shown_run_screen(pilot, app)
         await wait_until(pilot, lambda: screen.header_facts().state == "starting Chrome…")
         assert screen.header_facts().task == "book a train"
         go.set()
@@ -220,8 +220,7 @@ async def test_the_run_starts_once_the_observatory_is_on_screen(tmp_path: Path) 
     on_screen_at_start: list[tuple[bool, bool, str]] = []
 
     async def start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
-        screen = app.run_screen
-        assert screen is not None
+        screen = await shown_run_screen(pilot, app)
         digest = screen.panes.pane("digest")
         on_screen_at_start.append(
             (bool(screen.header.region.area), bool(digest.region.area), digest.plain)
@@ -247,8 +246,7 @@ async def test_quitting_waits_for_chrome_to_close_and_says_so(tmp_path: Path) ->
 
     app = live_app(run_then_close, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = app.run_screen
-        assert screen is not None
+        screen = await shown_run_screen(pilot, app)
         await wait_until(pilot, lambda: screen.run_view.state == "thinking")
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))

@@ -1,7 +1,9 @@
 """Start-up: what a run loads, and what the observatory shows before the first round.
 
 Speed itself is measured by bench/bench_startup.py (by hand), never here; these tests pin
-the structure that makes start-up fast: no textual in console mode, one model SDK only.
+the structure that makes start-up fast: no textual in console mode, one model SDK only, and
+a first frame (the task, the model, "starting Chrome…", Help and Quit) that comes before
+the rest of the observatory.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from pathlib import Path
 
 from tests.fake_anthropic import FakeAnthropic
+from tests.test_tui_summary import ANSI, Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,3 +61,42 @@ def test_a_console_run_loads_its_own_sdk_and_neither_textual_nor_the_other(
     assert fake.message_bodies, "the model was never asked"
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("LOADED ")]
     assert json.loads(line.removeprefix("LOADED ")) == ["anthropic"]
+
+
+def test_the_task_and_starting_chrome_show_first_then_the_observatory_runs(
+    tmp_path: Path,
+) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}, '
+        '"reason": "Nothing to do."}\n'
+    )
+    env = dict(os.environ) | {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    task = "say when the library opens"
+    argv = [sys.executable, "-m", "tui.cli", "run", task, "--headless", "--model"]
+    term = Terminal(
+        [
+            *argv,
+            f"scripted:{plan}",
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        env,
+    )
+    try:
+        term.read_until(b"Run finished: success", timeout=120)
+        os.write(term.fd, b"q")
+        code = term.wait(timeout=60)
+    finally:
+        term.close()
+    assert code == 0
+    shown = ANSI.sub(b"", term.seen).decode(errors="replace")
+    # The observatory's panes come after a first frame that already says what runs and how
+    # to leave; the run itself starts only once the observatory is up.
+    panes_at = shown.index("waiting for the first round")
+    first = shown[:panes_at]
+    for wanted in (task, "scripted plan: plan.jsonl", "starting Chrome…", "Help", "Quit"):
+        assert wanted in first, (wanted, first[-1500:])
+    assert shown.index("Opens at 9.") > panes_at

@@ -3,6 +3,11 @@
 ``HandrailApp`` is constructed with a coroutine factory that starts one run; it knows
 nothing of settings, browsers or models, so tests can drive it with any coroutine that
 emits events and calls the supervisor.
+
+Start-up order: the first frame is :class:`tui.shell.ShellScreen` (header and footer),
+painted before the rest of the observatory is even imported; then ``tui.run_screen``
+(rounds, panes, timeline, approval...) is imported and its screen shown over the shell,
+and that screen starts the run once it is painted in turn.
 """
 
 from __future__ import annotations
@@ -10,10 +15,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
 
 from tui.confirm import ConfirmScreen
+from tui.header import HeaderFacts
 from tui.observatory import ObservatoryApp
-from tui.run_screen import EXIT_ABORTED, RunFactory, RunScreen
+from tui.shell import ShellScreen
+
+if TYPE_CHECKING:
+    from tui.run_screen import RunFactory, RunScreen
+
+EXIT_ABORTED = 130
+"""The person aborted the run (or quit before it started)."""
 
 
 class HandrailApp(ObservatoryApp):
@@ -31,13 +46,17 @@ class HandrailApp(ObservatoryApp):
         persist_theme: bool = True,
         exit_on_finish: bool = False,
         task: str = "",
+        model: str = "",
+        phase: str | None = None,
         headless_cause: str | None = None,
     ) -> None:
         """``run(sink, supervisor)`` starts the run (see ``RunFactory``); it is awaited in a
-        worker when the app mounts. ``exit_on_finish``: leave as soon as the run ends
-        instead of waiting for ``q``. ``task``: shown in the header until the run starts.
-        ``headless_cause``: why the browser is headless though the person did not ask (no
-        display): said at start and on the hand-over screen. Other arguments: see ``ObservatoryApp``."""
+        worker once the run screen is painted. ``exit_on_finish``: leave as soon as the run
+        ends instead of waiting for ``q``. ``task``, ``model``: shown in the header from the
+        first frame, until the run says its own. ``phase``: the header's state until the
+        run reports one (``starting Chrome…``, see ``core.phases``). ``headless_cause``: why
+        the browser is headless though the person did not ask (no display): said at start
+        and on the hand-over screen. Other arguments: see ``ObservatoryApp``."""
         super().__init__(
             theme=theme,
             config_dir=config_dir,
@@ -48,6 +67,8 @@ class HandrailApp(ObservatoryApp):
         self._run_factory = run
         self._exit_on_finish = exit_on_finish
         self._header_task = task
+        self._header_model = model
+        self._first_phase = phase
         self.headless_cause = headless_cause
         if headless_cause:
             self.note(
@@ -55,11 +76,44 @@ class HandrailApp(ObservatoryApp):
                 "warning",
             )
         self.run_screen: RunScreen | None = None
+        """The run's screen once it is shown (None while the first frame is up)."""
+        self._loaded: RunScreen | None = None
+        self._leaving = False
+
+    def get_default_screen(self) -> Screen[None]:
+        facts = HeaderFacts(
+            task=self._header_task,
+            model=self._header_model,
+            state=self._first_phase or "starting",
+            elapsed_s=0.0,
+        )
+        return ShellScreen(facts, on_resume=self._show_loaded)
 
     def on_mount(self) -> None:
-        self.run_screen = RunScreen(
-            self._run_factory, exit_on_finish=self._exit_on_finish, task=self._header_task
+        # Once the shell is painted: importing the rest holds the loop for a moment, and
+        # keys pressed meanwhile wait in the queue for it.
+        self.call_after_refresh(self._load_observatory)
+
+    def _load_observatory(self) -> None:
+        if self._leaving:
+            return
+        from tui.run_screen import RunScreen
+
+        self._loaded = RunScreen(
+            self._run_factory,
+            exit_on_finish=self._exit_on_finish,
+            task=self._header_task,
+            model=self._header_model,
+            phase=self._first_phase,
         )
+        self._show_loaded()
+
+    def _show_loaded(self) -> None:
+        # Over the shell only: a help or theme screen the person opened during the first
+        # frame stays on top, and the run screen comes when it closes.
+        if self._loaded is None or self._leaving or not isinstance(self.screen, ShellScreen):
+            return
+        self.run_screen, self._loaded = self._loaded, None
         self.push_screen(self.run_screen)
 
     @property
@@ -75,6 +129,8 @@ class HandrailApp(ObservatoryApp):
     async def request_quit(self, *, interrupt: bool = False) -> None:
         screen = self.run_screen
         if screen is None:
+            # Still the first frame: nothing has started, so there is nothing to abort.
+            self._leaving = True
             self.exit(EXIT_ABORTED if interrupt else 0)
             return
         if not screen.running:

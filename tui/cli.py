@@ -449,13 +449,12 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
 def settings_from_args(
     args: argparse.Namespace, *, interactive_default: str, model_spec: str | None = None
 ) -> RunSettings:
-    from core.model.spec import DEFAULT_SPEC
     from core.session import RunSettings
 
     return RunSettings(
         task=args.task,
         start_url=args.start_url,
-        model_spec=model_spec or args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC,
+        model_spec=model_spec or _model_spec(args),
         base_url=args.base_url,
         approve=cast("ApproveMode", args.approve or interactive_default),
         max_rounds=args.max_rounds,
@@ -478,6 +477,13 @@ def settings_from_args(
     )
 
 
+def _model_spec(args: argparse.Namespace) -> str:
+    """``--model``, else ``HANDRAIL_MODEL``, else Claude."""
+    from core.model.spec import DEFAULT_SPEC
+
+    return str(args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC)
+
+
 def _run(args: argparse.Namespace) -> int:
     from tui.launch import NO_DISPLAY, has_display, headless_notice, run_console, run_observatory
 
@@ -491,10 +497,15 @@ def _run(args: argparse.Namespace) -> int:
         if chosen_headless:
             print(headless_notice(), file=sys.stderr)
         return run_console(settings_from_args(args, interactive_default="ask"))
+    from core.model.spec import spec_label
+    from core.phases import first_phase
+
     return run_observatory(
         lambda: settings_from_args(args, interactive_default="ask"),
         task=args.task,
         theme=args.theme,
+        model=spec_label(_model_spec(args), base_url=args.base_url, env=os.environ),
+        phase=first_phase(cdp_url=args.cdp_url, connect=args.connect, pool=args.pool),
         headless_cause=NO_DISPLAY if chosen_headless else None,
     )
 
@@ -535,10 +546,13 @@ def _rerun(args: argparse.Namespace) -> int:
         if chosen_headless:
             print(headless_notice(), file=sys.stderr)
         return run_console(settings, runner=runner)
+    from core.phases import first_phase
+
     return run_observatory(
         lambda: settings,
         task=settings.task,
         theme=args.theme,
+        phase=first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool),
         headless_cause=NO_DISPLAY if chosen_headless else None,
         runner=runner,
     )

@@ -21,24 +21,36 @@ from typing import TYPE_CHECKING
 
 from core.demo import DEMO_TASK, start_demo_site
 from core.demo.plan import write_demo_plan
-from core.model.spec import DEFAULT_SPEC
+from core.model.spec import DEFAULT_SPEC, spec_label
+from core.phases import first_phase
 from tui.launch import NO_DISPLAY, has_display
 
 if TYPE_CHECKING:
     from core.session import RunSettings
 
 
+PLAN_NAME = "rail-and-co-plan.jsonl"
+"""The bundled plan's file name in the demo's work folder (the header shows it)."""
+
+
+def demo_spec(args: argparse.Namespace, *, plan: Path) -> str:
+    """The demo's ``--model`` spec: ``--model``, else Claude when ANTHROPIC_API_KEY is set,
+    else the bundled plan at ``plan`` (written by :func:`demo_settings`)."""
+    if args.model:
+        return str(args.model)
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return DEFAULT_SPEC
+    return f"scripted:{plan}"
+
+
 def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> RunSettings:
     """The demo run's settings: model from --model, the key, or the bundled plan."""
     from core.session import RunSettings
 
-    if args.model:
-        spec = args.model
-    elif os.environ.get("ANTHROPIC_API_KEY"):
-        spec = DEFAULT_SPEC
-    else:
-        plan = write_demo_plan(work / "rail-and-co-plan.jsonl", date.today())
-        spec = f"scripted:{plan}"
+    plan = work / PLAN_NAME
+    spec = demo_spec(args, plan=plan)
+    if spec == f"scripted:{plan}":
+        write_demo_plan(plan, date.today())
     headless = bool(args.headless) or (not args.headed and not has_display())
     return RunSettings(
         task=DEMO_TASK,
@@ -96,6 +108,8 @@ def run_demo(args: argparse.Namespace) -> int:
             settings,
             task=DEMO_TASK,
             theme=args.theme,
+            model=spec_label(demo_spec(args, plan=work / PLAN_NAME), base_url=None, env=os.environ),
+            phase=first_phase(cdp_url=None, connect=False, pool=args.pool),
             headless_cause=NO_DISPLAY if chosen_headless else None,
         )
     finally:

@@ -33,6 +33,7 @@ from core.events import (
     RunFinished,
 )
 from core.fleet import FleetSecrets
+from tui.app import EXIT_ABORTED
 from tui.approval import ApprovalScreen
 from tui.confirm import ConfirmScreen
 from tui.header import HeaderFacts
@@ -42,7 +43,7 @@ from tui.observatory import ObservatoryApp
 from tui.pool_screen import PoolRow, PoolScreen, round_text
 from tui.rounds import RunView
 from tui.rounds_screen import RoundsScreen
-from tui.run_screen import EXIT_ABORTED, EXIT_CRASHED, LiveRows
+from tui.run_screen import EXIT_CRASHED, LiveRows
 
 if TYPE_CHECKING:
     from core.pool.state import SlotInfo

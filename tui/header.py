@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui.rounds import STATE_LABELS, elapsed_text
+from tui.labels import STATE_LABELS, elapsed_text
 from tui.themes import meaning_variable, outcome_style
 
 

@@ -70,13 +70,17 @@ def run_observatory(
     *,
     task: str,
     theme: str | None,
+    model: str = "",
+    phase: str | None = None,
     headless_cause: str | None = None,
     runner: Runner | None = None,
 ) -> int:
     """Run in the Textual observatory; returns the exit code and prints the summary.
 
-    The screen shows at once with ``task`` in its header; ``make_settings`` runs in the
-    run's worker. A configuration error closes the screen and is printed (exit 2).
+    The screen shows at once with ``task``, ``model`` (its label, ``core.model.spec.
+    spec_label``) and ``phase`` (``core.phases.first_phase``) in its header;
+    ``make_settings`` runs in the run's worker. A configuration error closes the screen and
+    is printed (exit 2).
     ``headless_cause``: why the run is headless though the person did not ask (said on
     screen at start and on the hand-over screen).
     """
@@ -100,7 +104,9 @@ def run_observatory(
             app.exit(code)
             raise
 
-    app = HandrailApp(start, theme=theme, task=task, headless_cause=headless_cause)
+    app = HandrailApp(
+        start, theme=theme, task=task, model=model, phase=phase, headless_cause=headless_cause
+    )
     result = app.run()
     if problems:
         failed, problem = problems[0]

@@ -18,8 +18,9 @@ from textual.content import Content, Span
 from textual.widget import Widget
 from textual.widgets import Static, Tab, Tabs
 
+from tui.labels import STATE_LABELS
 from tui.lazy_text import LAZY_CHARS, LazyText
-from tui.rounds import STATE_LABELS, RoundView, pretty, result_summary
+from tui.rounds import RoundView, pretty, result_summary
 from tui.themes import meaning_variable, outcome_style
 
 

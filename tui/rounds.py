@@ -31,6 +31,7 @@ from core.events import (
     RunState,
 )
 from core.model.base import RecordedView
+from tui.labels import STATE_LABELS
 
 Phase = Literal["observing", "thinking", "awaiting_approval", "acting", "paused", "done"]
 Meaning = Literal[
@@ -47,15 +48,6 @@ MARKS: dict[str, str] = {
     "pending": "…",
     "skipped": "–",
     "problem": "!",
-}
-
-STATE_LABELS: dict[str, str] = {
-    "starting": "starting",
-    "thinking": "thinking",
-    "awaiting_approval": "waiting for approval",
-    "acting": "acting",
-    "paused": "paused for a human",
-    "finished": "finished",
 }
 
 
@@ -347,13 +339,6 @@ def duration_text(ms: float | None) -> str:
     if ms < 60_000:
         return f"{ms / 1000:.1f}s"
     return f"{ms / 60_000:.0f}m"
-
-
-def elapsed_text(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def result_summary(result: Mapping[str, Any]) -> list[str]:

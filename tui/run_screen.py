@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from core.events import Event, EventSink, RunFinished, Supervisor
+from tui.app import EXIT_ABORTED
 from tui.approval import ApprovalScreen
 from tui.confirm import ConfirmScreen
 from tui.header import HeaderFacts
@@ -30,7 +31,6 @@ from tui.timeline import TimelineRow
 RunFactory = Callable[[EventSink, Supervisor], Awaitable[RunFinished]]
 """Starts one run: given the TUI's event sink and supervisor, returns how it finished."""
 
-EXIT_ABORTED = 130
 EXIT_CRASHED = 1
 
 _OUTCOME_MEANING = {
@@ -89,8 +89,18 @@ class RunScreen(RoundsScreen):
     FINISH_TOAST_S = 10.0
     """Seconds the "Run finished" notice stays (Esc closes it sooner)."""
 
-    def __init__(self, run: RunFactory, *, exit_on_finish: bool = False, task: str = "") -> None:
-        self.run_view = RunView(task=task)
+    def __init__(
+        self,
+        run: RunFactory,
+        *,
+        exit_on_finish: bool = False,
+        task: str = "",
+        model: str = "",
+        phase: str | None = None,
+    ) -> None:
+        """``task``, ``model``: the header's until the run says its own (``RunStarted``).
+        ``phase``: the header's state until the run reports its first phase."""
+        self.run_view = RunView(task=task, model=model)
         super().__init__(LiveRows(self.run_view))
         self._run = run
         self.exit_on_finish = exit_on_finish
@@ -100,8 +110,8 @@ class RunScreen(RoundsScreen):
         self._started_at: float | None = None
         self._ended_at: float | None = None
         self._worker: Worker[RunFinished] | None = None
-        self.phase: str | None = None
-        """The latest ``PhaseChanged`` text (None before the first)."""
+        self.phase: str | None = phase
+        """The latest ``PhaseChanged`` text (before the first: the one the app expects)."""
         self._leave_when_closed = False
         self._aborting = False
 

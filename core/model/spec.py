@@ -32,6 +32,22 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, value
 
 
+def spec_label(spec: str, *, base_url: str | None, env: Mapping[str, str]) -> str:
+    """The label (``Model.label``) the backend built from ``spec`` will show, known without
+    building it (no SDK loads): the observatory shows it from its first frame. A spec that
+    does not parse is returned as given (:func:`precheck` says what is wrong with it)."""
+    try:
+        kind, value = parse_spec(spec)
+    except ModelConfigError:
+        return spec
+    if kind == "anthropic":
+        url = base_url or env.get("ANTHROPIC_BASE_URL")
+        return f"anthropic:{value} @ {url}" if url else f"anthropic:{value}"
+    if kind == "openai":
+        return f"openai:{value} @ {base_url or env.get('OPENAI_BASE_URL') or '?'}"
+    return f"scripted plan: {Path(value).expanduser().name}"
+
+
 ANTHROPIC_KEY_HELP = (
     "Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to your key from "
     "https://console.anthropic.com, or run without a model: --model scripted:PLAN.jsonl."

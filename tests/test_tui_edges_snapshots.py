@@ -23,14 +23,40 @@ from tests.test_tui_driver import (
 )
 from tests.test_tui_human_pause import login_driver
 from tests.test_tui_snapshots import replay_app, replay_ready, thinking_driver, waiting_for
+from tui import observatory
 from tui.app import HandrailApp
 from tui.confirm import ConfirmScreen
+from tui.header import HeaderFacts
+from tui.observatory import ObservatoryApp
+from tui.shell import ShellScreen
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
 
 def app_for(run: Any, tmp_path: Path, **kw: Any) -> HandrailApp:
     return HandrailApp(run, config_dir=tmp_path, clock=still_clock, persist_theme=False, **kw)
+
+
+class FirstFrame(ObservatoryApp):
+    """The observatory's first frame alone: ``HandrailApp`` paints it, then replaces it with
+    the run screen within a moment (tests/test_tui_startup.py sees that in a terminal)."""
+
+    CSS_PATH = Path(observatory.__file__).with_name("observatory.tcss")
+
+    def get_default_screen(self) -> ShellScreen:
+        facts = HeaderFacts(
+            task="Book one seat from Lyon to Paris",
+            model="scripted plan: rail-and-co-plan.jsonl",
+            state="starting Chrome…",
+            elapsed_s=0.0,
+        )
+        return ShellScreen(facts, on_resume=lambda: None)
+
+
+@SIZES
+def test_the_first_frame(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = FirstFrame(config_dir=tmp_path, clock=still_clock, persist_theme=False)
+    assert snap_compare(app, terminal_size=size)
 
 
 @SIZES

@@ -1,8 +1,11 @@
-"""The footer: Textual's, with Help and Quit first so no width ever hides them."""
+"""The footer: Textual's, with Help and Quit first so no width ever hides them; and the
+first frame's one-line picture of it."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -26,3 +29,40 @@ def _action(widget: object) -> str | None:
     if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
         return widget.action.removeprefix("app.")
     return None
+
+
+class KeysLine(Widget):
+    """The first frame's footer: the screen's keys (Help and Quit first) drawn as one line
+    in the footer's colours. Textual's footer is a widget per key and costs a good part of
+    a first frame; it is not clickable, and the run screen's real footer replaces it."""
+
+    DEFAULT_CSS = """
+    KeysLine {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+    }
+    """
+
+    def render(self) -> Content:
+        shown = [
+            binding
+            for (_, binding, enabled, _) in self.screen.active_bindings.values()
+            if binding.show and enabled
+        ]
+        shown.sort(key=lambda b: _lead(b.action))
+        parts: list[Content] = []
+        for binding in shown:
+            parts.append(
+                Content.assemble(
+                    (f" {self.app.get_key_display(binding)} ", "bold $footer-key-foreground"),
+                    (f"{binding.description} ", "$footer-description-foreground"),
+                )
+            )
+        return Content("").join(parts)
+
+
+def _lead(action: str) -> int:
+    name = action.removeprefix("app.")
+    return ALWAYS_SHOWN.index(name) if name in ALWAYS_SHOWN else len(ALWAYS_SHOWN)

@@ -13,10 +13,16 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
-from tui.footer import HandrailFooter
+from tui.footer import KeysLine
 from tui.header import HeaderFacts, RunHeader
+
+
+class Blank(Widget):
+    """Room the run screen's timeline and panes will take (a bare ``Widget`` draws its name)."""
+
+    def render(self) -> str:
+        return ""
 
 
 class ShellScreen(Screen[None]):
@@ -38,12 +44,8 @@ class ShellScreen(Screen[None]):
         header = RunHeader(id="header")
         header.set_reactive(RunHeader.facts, self._facts)
         yield header
-        yield Widget(id="shell-body")
-        footer = HandrailFooter()
-        # Textual's footer draws its keys only a refresh after it is mounted (it waits for
-        # the screen to announce its bindings); the shell's must be on its first frame.
-        footer.set_reactive(Footer._bindings_ready, True)
-        yield footer
+        yield Blank(id="shell-body")
+        yield KeysLine()
 
     def on_screen_resume(self) -> None:
         self._on_resume()

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
-from tui.confirm import ConfirmScreen
 from tui.header import HeaderFacts
 from tui.observatory import ObservatoryApp
 from tui.shell import ShellScreen
@@ -136,6 +135,8 @@ class HandrailApp(ObservatoryApp):
         if not screen.running:
             screen.leave_when_closed()
             return
+        from tui.confirm import ConfirmScreen  # loaded with the run screen already
+
         if isinstance(self.screen, ConfirmScreen):
             return
 

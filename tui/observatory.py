@@ -11,14 +11,13 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from tui.config import default_config_dir, load_config, save_theme
-from tui.help_screen import HelpScreen, HelpSection
 from tui.themes import (
     DEFAULT_THEME,
     describe_problems,
@@ -26,6 +25,9 @@ from tui.themes import (
     meaning_defaults,
     theme_folders,
 )
+
+if TYPE_CHECKING:
+    from tui.help_screen import HelpSection
 
 PaletteCommand = tuple[str, str, Callable[[], object]]
 
@@ -131,6 +133,8 @@ class ObservatoryApp(App[int]):
     # --- commands ------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from tui.help_screen import HelpScreen  # not on the way to the first frame
+
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(list(self.help_sections())))

@@ -19,15 +19,13 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
+from tui.exit_codes import EXIT_INTERRUPTED
 from tui.header import HeaderFacts
 from tui.observatory import ObservatoryApp
 from tui.shell import ShellScreen
 
 if TYPE_CHECKING:
     from tui.run_screen import RunFactory, RunScreen
-
-EXIT_ABORTED = 130
-"""The person aborted the run (or quit before it started)."""
 
 
 class HandrailApp(ObservatoryApp):
@@ -130,7 +128,7 @@ class HandrailApp(ObservatoryApp):
         if screen is None:
             # Still the first frame: nothing has started, so there is nothing to abort.
             self._leaving = True
-            self.exit(EXIT_ABORTED if interrupt else 0)
+            self.exit(EXIT_INTERRUPTED if interrupt else 0)
             return
         if not screen.running:
             screen.leave_when_closed()

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 from tui.pool_cli import add_pool_parser, run_fleet, run_pool
 
 if TYPE_CHECKING:
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
     from core.policy import ApproveMode
     from core.session import PhaseSink, RunSettings
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 EPILOG_VERIFY = """\
 exit codes:

@@ -33,9 +33,9 @@ from core.events import (
     RunFinished,
 )
 from core.fleet import FleetSecrets
-from tui.app import EXIT_ABORTED
 from tui.approval import ApprovalScreen
 from tui.confirm import ConfirmScreen
+from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 from tui.header import HeaderFacts
 from tui.help_screen import HelpSection
 from tui.human_pause import HumanPauseScreen
@@ -43,7 +43,7 @@ from tui.observatory import ObservatoryApp
 from tui.pool_screen import PoolRow, PoolScreen, round_text
 from tui.rounds import RunView
 from tui.rounds_screen import RoundsScreen
-from tui.run_screen import EXIT_CRASHED, LiveRows
+from tui.run_screen import LiveRows
 
 if TYPE_CHECKING:
     from core.pool.state import SlotInfo
@@ -51,9 +51,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-EXIT_USAGE = 2
 FLEET_HINT = "enter: open the run · q: quit · every run's approvals come up here, oldest first"
-EXIT_POOL_FULL = 4
 
 
 @dataclass(eq=False)
@@ -280,7 +278,7 @@ class FleetApp(ObservatoryApp):
         except ConfigError as exc:
             run.problem, run.exit_code = str(exc), EXIT_USAGE
         except asyncio.CancelledError:
-            run.problem, run.exit_code = "aborted", EXIT_ABORTED
+            run.problem, run.exit_code = "aborted", EXIT_INTERRUPTED
             raise
         except Exception as exc:
             run.problem = f"crashed: {type(exc).__name__}: {exc}"
@@ -421,7 +419,7 @@ class FleetApp(ObservatoryApp):
         view = run.view
         number = view.rounds[-1].number if view.rounds else 0
         if run.problem:
-            state = "aborted" if run.exit_code == EXIT_ABORTED else "failed"
+            state = "aborted" if run.exit_code == EXIT_INTERRUPTED else "failed"
         latest = view.rounds[-1].url if view.rounds and view.rounds[-1].url else url
         return PoolRow(
             slot,
@@ -481,7 +479,7 @@ class FleetApp(ObservatoryApp):
 def fleet_exit_code(codes: Iterable[int | None]) -> int:
     """0 when every run succeeded; otherwise the most serious code among them (130 aborted
     > 4 pool full > 3 waited for a person > 2 configuration > 1 unsuccessful)."""
-    known = [EXIT_ABORTED if c is None else c for c in codes]
+    known = [EXIT_INTERRUPTED if c is None else c for c in codes]
     return max(known, default=0)
 
 
@@ -516,7 +514,7 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
         return EXIT_USAGE
     app = FleetApp(fleet.runs, pool=pool, theme=theme)
     result = app.run()
-    code = app.exit_code if app.exit_code is not None else (result or EXIT_ABORTED)
+    code = app.exit_code if app.exit_code is not None else (result or EXIT_INTERRUPTED)
     for run in app.runs:
         view = run.view
         finished = view.finished
@@ -525,7 +523,7 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
             summary_text(
                 outcome=finished.outcome if finished else (run.problem or "not finished"),
                 answer=finished.answer if finished else "",
-                exit_code=run.exit_code if run.exit_code is not None else EXIT_ABORTED,
+                exit_code=run.exit_code if run.exit_code is not None else EXIT_INTERRUPTED,
                 audit_path=view.audit_path,
             )
         )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from core.display import NO_DISPLAY
 from core.display import has_display as display_here
+from tui.exit_codes import EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 
 __all__ = ["NO_DISPLAY", "has_display", "run_console", "run_observatory", "summary_text"]
 
@@ -27,11 +28,6 @@ if TYPE_CHECKING:
     from core.events import EventSink, RunFinished, Supervisor
     from core.session import RunSettings
     from tui.app import HandrailApp
-
-EXIT_USAGE = 2
-EXIT_POOL_FULL = 4
-"""``--pool``: every slot of the pool is running; nothing was started or touched."""
-EXIT_INTERRUPTED = 130
 
 SettingsFactory = Callable[[], "RunSettings"]
 """Builds the run's settings. Called in a thread: it may import ``core.session``."""

@@ -15,10 +15,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.exit_codes import EXIT_USAGE
+
 if TYPE_CHECKING:
     from core.pool.state import SlotInfo
 
-EXIT_USAGE = 2
 DEFAULT_NAME = "default"  # core.pool.state.DEFAULT_NAME, without importing it for --help
 
 

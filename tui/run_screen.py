@@ -15,9 +15,9 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from core.events import Event, EventSink, RunFinished, Supervisor
-from tui.app import EXIT_ABORTED
 from tui.approval import ApprovalScreen
 from tui.confirm import ConfirmScreen
+from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED
 from tui.header import HeaderFacts
 from tui.help_screen import HelpSection
 from tui.human_pause import HumanPauseScreen
@@ -31,7 +31,6 @@ from tui.timeline import TimelineRow
 RunFactory = Callable[[EventSink, Supervisor], Awaitable[RunFinished]]
 """Starts one run: given the TUI's event sink and supervisor, returns how it finished."""
 
-EXIT_CRASHED = 1
 
 _OUTCOME_MEANING = {
     "success": "approved",
@@ -167,7 +166,7 @@ class RunScreen(RoundsScreen):
         The screen stays meanwhile and says "closing Chrome…" rather than going blank."""
         if self._leave_when_closed or not self.closing:
             # Asked twice (the person will not wait), or nothing left to wait for.
-            self.app.exit(self.exit_code if self.exit_code is not None else EXIT_ABORTED)
+            self.app.exit(self.exit_code if self.exit_code is not None else EXIT_INTERRUPTED)
             return
         self._leave_when_closed = True
         self.refresh_header()
@@ -189,7 +188,7 @@ class RunScreen(RoundsScreen):
         if event.worker is not self._worker:
             return
         if self._leave_when_closed and not self.closing:
-            self.app.exit(self.exit_code if self.exit_code is not None else EXIT_ABORTED)
+            self.app.exit(self.exit_code if self.exit_code is not None else EXIT_INTERRUPTED)
         if event.state == WorkerState.SUCCESS:
             result = event.worker.result
             if self.exit_code is None and isinstance(result, RunFinished):
@@ -197,7 +196,7 @@ class RunScreen(RoundsScreen):
                 self._finished(result.exit_code, result)
                 self.rows_changed()
         elif event.state == WorkerState.CANCELLED:
-            self._finished(EXIT_ABORTED, None)
+            self._finished(EXIT_INTERRUPTED, None)
         elif event.state == WorkerState.ERROR:
             self.crash = event.worker.error
             self.run_view.state = "finished"
@@ -217,7 +216,7 @@ class RunScreen(RoundsScreen):
         self._ended_at = self.app_clock()
         if finished is not None:
             self.app.notify(finish_text(finished), markup=False, timeout=self.FINISH_TOAST_S)
-        elif code == EXIT_ABORTED:
+        elif code == EXIT_INTERRUPTED:
             self.run_view.state = "finished"
         self.refresh_header()
         self.refresh_bindings()
@@ -238,7 +237,7 @@ class RunScreen(RoundsScreen):
             meaning = _OUTCOME_MEANING.get(view.finished.outcome, "")
         elif self.crash is not None:
             state, meaning = "crashed", "error"
-        elif self.exit_code == EXIT_ABORTED or self._aborting:
+        elif self.exit_code == EXIT_INTERRUPTED or self._aborting:
             state, meaning = "aborted", "denied"
         if self.phase is not None and self.phase != "closed":
             if view.state == "starting" and not self._aborting:
@@ -291,7 +290,7 @@ class RunScreen(RoundsScreen):
         if self._worker is not None:
             self._worker.cancel()
         else:
-            self._finished(EXIT_ABORTED, None)  # before it started: nothing to close
+            self._finished(EXIT_INTERRUPTED, None)  # before it started: nothing to close
         self.refresh_header()
 
     def help_sections(self) -> Iterable[HelpSection]:

@@ -1,0 +1,15 @@
+"""handrail's exit codes, defined once (``handrail run --help`` and the README list them).
+
+0 and 1 for a finished run come from the run itself (``core.events.RunFinished.exit_code``).
+"""
+
+from __future__ import annotations
+
+EXIT_CRASHED = 1
+"""The run stopped with an error of ours."""
+EXIT_USAGE = 2
+"""A usage or configuration error: nothing ran (or the run could not start)."""
+EXIT_POOL_FULL = 4
+"""``--pool``: every slot of the pool is running (or the slot to resume is)."""
+EXIT_INTERRUPTED = 130
+"""ctrl+c, a closed terminal or a polite kill, or the person aborted the run."""

@@ -100,3 +100,28 @@ def test_the_task_and_starting_chrome_show_first_then_the_observatory_runs(
     for wanted in (task, "scripted plan: plan.jsonl", "starting Chrome…", "Help", "Quit"):
         assert wanted in first, (wanted, first[-1500:])
     assert shown.index("Opens at 9.") > panes_at
+
+
+def test_help_asked_for_on_the_first_frame_shows_and_the_run_follows_it(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text('{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}}\n')
+    env = dict(os.environ) | {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    term = Terminal(
+        [
+            *(sys.executable, "-m", "tui.cli", "run", "say when the library opens"),
+            *("--headless", "--model", f"scripted:{plan}"),
+            *("--audit-dir", str(tmp_path / "logs"), "--profile", str(tmp_path / "profile")),
+        ],
+        env,
+    )
+    try:
+        term.read_until("starting Chrome…".encode(), timeout=60)
+        os.write(term.fd, b"?")  # while the rest of the observatory loads
+        term.read_until(b"Everywhere", timeout=60)  # the help screen's app-wide keys
+        os.write(term.fd, b"\x1b")
+        term.read_until(b"Run finished: success", timeout=120)
+        os.write(term.fd, b"q")
+        code = term.wait(timeout=60)
+    finally:
+        term.close()
+    assert code == 0

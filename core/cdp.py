@@ -159,6 +159,22 @@ class CDPConnection:
         finally:
             self._pending.pop(call_id, None)
 
+    async def post(
+        self, method: str, params: JSON | None = None, *, session_id: str | None = None
+    ) -> None:
+        """Send one command and do not wait for its answer: clean-up whose result nobody
+        needs (the browser still runs it in order with the commands sent after it, and a
+        caller's next command does not wait a round trip for it). Its answer, or its error,
+        is dropped when it comes. Raises :class:`ConnectionClosed` if the socket is dead."""
+        call_id, future = await self._post(method, params, session_id)
+
+        def settled(done: asyncio.Future[JSON]) -> None:
+            self._pending.pop(call_id, None)
+            if not done.cancelled():
+                done.exception()  # retrieved: an error answer is dropped, never logged
+
+        future.add_done_callback(settled)
+
     async def send_in_order(
         self,
         calls: Sequence[tuple[str, JSON]],
@@ -404,6 +420,10 @@ class CDPSession:
         return await self.connection.send(
             method, params, session_id=self.session_id, timeout=timeout
         )
+
+    async def post(self, method: str, params: JSON | None = None) -> None:
+        """:meth:`CDPConnection.post` in this session."""
+        await self.connection.post(method, params, session_id=self.session_id)
 
     async def send_in_order(
         self, calls: Sequence[tuple[str, JSON]], *, timeout: float | None = DEFAULT_TIMEOUT

@@ -137,7 +137,7 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
     finally:
         # Plain objects only (jQuery's data); node handles stay (see the module's notes).
         with contextlib.suppress(CDPError):
-            await session.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, timeout=5)
+            await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
 
 
 def _ms(started: float) -> float:

@@ -634,7 +634,7 @@ async def find_closed_roots(
         adopted = await _adopt_from_tree(tab, session, worlds, timeout) if pierced else 0
     finally:
         with contextlib.suppress(CDPError):
-            await session.send("DOM.disable", timeout=timeout)
+            await session.post("DOM.disable")
     ms = (asyncio.get_running_loop().time() - started) * 1000
     return RootAudit(counted, reached, adopted, pierced, round(ms, 1))
 
@@ -654,16 +654,17 @@ async def _session_contexts(tab: Tab, session: CDPSession, timeout: float) -> di
 
 
 async def _count_elements(session: CDPSession, timeout: float) -> int:
-    await session.send("DOM.getDocument", {"depth": 0}, timeout=timeout)
-    found = await session.send(
-        "DOM.performSearch",
-        {"query": ELEMENTS_QUERY, "includeUserAgentShadowDOM": False},
+    # Back to back: the search needs the DOM domain that getDocument enables, and the
+    # browser runs them in order; no round trip in between.
+    _, found = await session.send_in_order(
+        [
+            ("DOM.getDocument", {"depth": 0}),
+            ("DOM.performSearch", {"query": ELEMENTS_QUERY, "includeUserAgentShadowDOM": False}),
+        ],
         timeout=timeout,
     )
     with contextlib.suppress(CDPError):
-        await session.send(
-            "DOM.discardSearchResults", {"searchId": found["searchId"]}, timeout=timeout
-        )
+        await session.post("DOM.discardSearchResults", {"searchId": found["searchId"]})
     return int(found["resultCount"])
 
 

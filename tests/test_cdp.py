@@ -159,3 +159,13 @@ async def test_a_failing_command_sent_back_to_back_is_reported_after_the_rest_ra
         await tab.session.send_in_order(calls)
     assert "DOM.describeNode" in str(err.value)
     assert await page_eval(tab, "globalThis.__order") == ["first", "third"]
+
+
+async def test_a_posted_command_runs_before_the_next_and_its_error_is_dropped(tab) -> None:
+    # Clean-up sent without waiting: the browser still runs it before what follows, and an
+    # error answer to it neither raises nor leaves an unanswered call behind.
+    await tab.session.post("Runtime.evaluate", {"expression": "globalThis.__posted = 41"})
+    await tab.session.post("DOM.describeNode", {"nodeId": 987654})
+    got = await tab.send("Runtime.evaluate", {"expression": "++globalThis.__posted"})
+    assert got["result"]["value"] == 42
+    assert not tab.session.connection._pending

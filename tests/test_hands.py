@@ -96,6 +96,18 @@ async def test_a_pointer_capture_to_another_element_never_gives_it_the_click(
         assert await page_eval(tab, "window.continued") is None
 
 
+async def test_a_target_that_leaves_at_the_press_was_clicked_and_what_replaced_it_gets_nothing(
+    page: Page, site: FixtureSite
+) -> None:
+    # A suggestion list picks on the press and closes; a hostile page puts a trap there
+    # instead. The press was the click; the release reaches nothing the page could use.
+    snap = await open_page(page, site, "/hands/capture-swap.html?how=vanish")
+    result = await page.click(index_of(snap, "Continue reading"))
+    assert result.ok, result.message
+    assert reports(site, "picked")
+    assert reports(site, "deleted") == [] and reports(site, "trap-") == []
+
+
 async def test_a_widget_that_captures_the_pointer_to_itself_is_clicked(
     page: Page, site: FixtureSite
 ) -> None:

@@ -453,6 +453,19 @@
     return target;
   }
 
+  // An animation (CSS, Web Animations) running on the element or on one of its ancestors in
+  // its document: something that moves its box with the page's clock.
+  function animated(el) {
+    const doc = el.ownerDocument;
+    if (typeof doc.getAnimations !== "function") return false;
+    for (const a of doc.getAnimations()) {
+      if (a.playState !== "running" && !a.pending) continue;
+      const target = a.effect && a.effect.target;
+      if (target && (target === el || containsComposed(target, el))) return true;
+    }
+    return false;
+  }
+
   // The frame of the pointer's move. The page gets a move at the start of an animation
   // frame, before that frame's callbacks; a listener of ours on the window, in the bubble
   // phase (after the page's own handlers of the move and of the hover events before it),
@@ -515,7 +528,11 @@
     if (first) {
       const doc = el.ownerDocument;
       const clock = frameClock(doc);
-      const framePassed = framed || clock === null || clock !== first.clock || doc.visibilityState === "hidden";
+      // Chrome may give the move's frame the time the first reading already had (its clock,
+      // read between frames, runs ahead to the coming frame's time): then an animation had
+      // no time to move the box, and only an element no animation moves counts as still.
+      const clockMoved = clock === null || clock !== first.clock || doc.visibilityState === "hidden";
+      const framePassed = clockMoved || (framed && !animated(el));
       if (!framePassed || !sameRect(topRect(el), first.rect)) return { ok: false, moved: true };
     }
     const hit = deepElementFromPoint(x, y);
@@ -588,13 +605,12 @@
     const target = state.target;
     disarm(state);
     if (pressReaches(state.el, target) && !state.captured) {
-      if (holdRelease(state, target)) {
-        pressGuard = null;
-        guardRelease(state.el);
-        return { ok: true };
-      }
-      installClickBlock(state);
-      return { ok: false, what: "nothing: the pressed element left the page", neutral: neutralPoint(state.el) };
+      // A pressed element the page removed in its reaction to the press takes no capture
+      // (a suggestion list that picks on mousedown and closes): the guard stops the release.
+      holdRelease(state, target);
+      pressGuard = null;
+      guardRelease(state.el);
+      return { ok: true };
     }
     for (const holder of [target, state.captured]) {
       if (holder && typeof holder.hasPointerCapture === "function") {
@@ -650,6 +666,9 @@
       if (pressReaches(el, target)) return;
       event.stopImmediatePropagation();
       event.preventDefault();
+      // The approved element left the page in the page's own reaction to the press: the
+      // release is nobody's, and is stopped without blame.
+      if (!el.isConnected) return;
       if (!state.strayed) state.strayed = describe(target);
     };
     for (const win of windowsOf(el)) for (const type of RELEASE_EVENTS) listen(state, win, type, stop);

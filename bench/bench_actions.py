@@ -47,6 +47,14 @@ machine: ``cd CHECKOUT && PYTHONPATH=$PWD .venv/bin/python bench/bench_actions.p
     main, before   click 149.9/154.4 147.5/153.3  type 371/428 344/363  navigate 533/556 534/539
     this, after    click  96.3/101.1  97.6/106.8  type 342/351 344/360  navigate 536/542 531/537
     --busy         main click 149.4/159.4  type 370/437;  this click 103.9/127.8  type 403/476
+    2026-12-01 21:46-21:51 UTC, idle VM (load 0.7-2.6) on a slower host (import anthropic
+    3.85 s against 3.15 s at 19:45); main at c761f08 as before, this at 7e2a32f
+    main, before   click 152.2/167.5 150.2/154.6 149.1/159.4 149.5/153.3
+    this, after    click 115.2/119.6 113.8/119.2 106.5/115.9 107.9/113.5
+
+On the slower host every round trip took about twice as long (the per-command trace:
+move 6.0, hover check 4.3, press 5.9, press check 4.5, release 6.3 ms): the before figure
+absorbs that in its frame waits, this one shows it whole.
 
 Earlier figures (the change before this one, 17:53-17:55 UTC, load 0.1-0.7): main 7671d7f
 click 183 ms median, that change 133 ms. Typing 11 characters sends its keys back to back

@@ -104,6 +104,7 @@ Object.defineProperty(globalThis, "__handrail", {
     noteHandlers,
     reach,
     restyledWithin,
+    restyleLogAge,
     get next() {
       return next;
     },

@@ -242,13 +242,18 @@ const observer = new MutationObserver((records) => {
   }
 });
 
+// How long the log of restyles has been kept, in ms (0: not yet).
+function restyleLogAge() {
+  return restyledSince === null ? 0 : performance.now() - restyledSince;
+}
+
 // The elements restyled within the last `ms`, and how long the log has been kept (a log
 // younger than `ms` may have missed some).
 function restyledWithin(ms) {
   const now = performance.now();
   const elements = [];
   for (const [el, at] of restyled) if (now - at <= ms) elements.push(el);
-  return { elements, watchedMs: restyledSince === null ? 0 : now - restyledSince };
+  return { elements, watchedMs: restyleLogAge() };
 }
 
 function init(seed) {

@@ -512,9 +512,9 @@
       framed = true;
       // A click right after the document's first digest: the eyes' log of restyles has not
       // looked long enough before the press to tell a spinner from motion the click starts.
-      const log = registry().restyledWithin ? registry().restyledWithin(0) : null;
-      if (log && log.watchedMs < MOTION_WATCH_MIN_MS) {
-        await new Promise((resolve) => setTimeout(resolve, MOTION_WATCH_MIN_MS - log.watchedMs));
+      const watchedMs = registry().restyleLogAge ? registry().restyleLogAge() : MOTION_WATCH_MIN_MS;
+      if (watchedMs < MOTION_WATCH_MIN_MS) {
+        await new Promise((resolve) => setTimeout(resolve, MOTION_WATCH_MIN_MS - watchedMs));
       }
     } else {
       await nextFrame(el.ownerDocument.defaultView);
@@ -582,17 +582,17 @@
   // request takes effect at the next pointer event, and a later request replaces it. So
   // unless the capture asked for is already within the approved element, our world asks for
   // it to go to the element that got the press (as a touch press always is), before the
-  // release. False when that cannot be done: the pressed element left the page.
+  // release. It cannot be done when the pressed element left the page: the release guard
+  // (guardRelease) covers that.
   function holdRelease(state, target) {
     try {
       for (let node = target; node; node = composedParent(node)) {
-        if (node.nodeType === 1 && node.hasPointerCapture(state.pointerId)) return true;
+        if (node.nodeType === 1 && node.hasPointerCapture(state.pointerId)) return;
         if (node === state.el) break;
       }
       target.setPointerCapture(state.pointerId);
-      return target.hasPointerCapture(state.pointerId);
     } catch (_) {
-      return false; // not connected, or no such pointer down
+      // not connected, or no such pointer down
     }
   }
 

@@ -86,9 +86,7 @@ def test_the_task_and_starting_chrome_show_first_then_the_observatory_runs(
         env,
     )
     try:
-        term.read_until(b"Run finished: success", timeout=120)
-        os.write(term.fd, b"q")
-        code = term.wait(timeout=60)
+        code = term.quit_after_success()
     finally:
         term.close()
     assert code == 0
@@ -124,9 +122,7 @@ def test_help_asked_for_on_the_first_frame_shows_and_the_run_follows_it(tmp_path
         os.write(term.fd, b"?")  # while the rest of the observatory loads
         term.read_until(b"Everywhere", timeout=60)  # the help screen's app-wide keys
         os.write(term.fd, b"\x1b")
-        term.read_until(b"Run finished: success", timeout=120)
-        os.write(term.fd, b"q")
-        code = term.wait(timeout=60)
+        code = term.quit_after_success()
     finally:
         term.close()
     assert code == 0

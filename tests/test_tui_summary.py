@@ -63,6 +63,12 @@ class Terminal:
             pass
         return self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
 
+    def quit_after_success(self) -> int:
+        """Wait for the run to finish with success, press q; the exit code."""
+        self.read_until(b"Run finished: success", timeout=120)
+        os.write(self.fd, b"q")
+        return self.wait(timeout=60)
+
     def _drain(self) -> bool:
         ready, _, _ = select.select([self.fd], [], [], 0)
         return bool(ready) and self._read()
@@ -102,9 +108,7 @@ def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
         env,
     )
     try:
-        term.read_until(b"Run finished: success", timeout=120)
-        os.write(term.fd, b"q")
-        code = term.wait(timeout=60)
+        code = term.quit_after_success()
     finally:
         term.close()
     assert code == 0

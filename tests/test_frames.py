@@ -20,6 +20,7 @@ import pytest
 from core.browser import Browser, Tab
 from core.events import HumanRequest, HumanResponse, ModelReplied
 from core.page import Page, TargetExpectation
+from core.page.tabs import STATE_KEY, TabWatch
 from core.snapshot import Snapshot, SnapshotOptions, follow_frames, take_snapshot
 from tests.conftest import launch_browser
 from tests.fake_anthropic import FakeAnthropic
@@ -608,6 +609,19 @@ async def test_a_file_input_inside_an_out_of_process_frame_takes_the_upload(
     finally:
         hands.close()
     assert "  cv.pdf" in block_after(after.text, header("Docs", second_site))
+
+
+async def test_a_loaded_out_of_process_frame_leaves_no_request_in_flight(
+    oop_page: Page, oop_tab: Tab, site: FixtureSite, second_site: FixtureSite
+) -> None:
+    # Chrome reports the request of a frame's document that goes out of process on the
+    # tab's session, and its end on the frame's own: counted as in flight for ever, it made
+    # every action on the page wait out its whole cap (1.5 s, a navigation 5 s).
+    await observe(oop_page, host_page(site, second_site.url("/frames/form.html"), "Partner"))
+    watch = oop_tab.state[STATE_KEY]
+    assert isinstance(watch, TabWatch)
+    assert watch.own_process_frames, "the partner frame did not go out of process"
+    assert watch.inflight == {}
 
 
 async def test_key_presses_reach_a_focused_field_inside_an_out_of_process_frame(

@@ -42,6 +42,11 @@ class TabWatch:
     tab: Tab
     owner: object
     inflight: dict[str, float] = field(default_factory=dict)
+    frame_documents: dict[str, str] = field(default_factory=dict)
+    """Request id → frame id of the documents loading in child frames: the request of one
+    that goes out of process is reported here, but its end on the frame's own session."""
+    own_process_frames: set[str] = field(default_factory=set)
+    """Frame ids of the child frames attached as targets of their own (out of process)."""
     last_activity: float = 0.0
     lifecycle: dict[str, set[str]] = field(default_factory=dict)
     """Main-frame loaderId → lifecycle event names seen (init, DOMContentLoaded, load...)."""
@@ -191,14 +196,39 @@ class TabWatcher:
         def request_sent(p: JSON) -> None:
             if p.get("type") in _LONG_LIVED_TYPES:
                 return
+            if p.get("type") == "Document" and p.get("frameId") not in (None, main):
+                if p["frameId"] in watch.own_process_frames:
+                    return  # its end is reported on the frame's own session
+                watch.frame_documents[p["requestId"]] = p["frameId"]
             watch.inflight[p["requestId"]] = time.monotonic()
             watch.last_activity = time.monotonic()
             watch.bump()
 
         def request_done(p: JSON) -> None:
+            watch.frame_documents.pop(p.get("requestId", ""), None)
             if watch.inflight.pop(p.get("requestId", ""), None) is not None:
                 watch.last_activity = time.monotonic()
                 watch.bump()
+
+        def child_attached(p: JSON) -> None:
+            # A frame now in a process of its own: the end of its document's request (and
+            # of any later one it makes) is reported on the frame's session, not here.
+            info = p.get("targetInfo", {})
+            if info.get("type") != "iframe" or not p.get("sessionId"):
+                return
+            frame = str(info.get("targetId", ""))
+            watch.own_process_frames.add(frame)
+            for request_id, owner in list(watch.frame_documents.items()):
+                if owner == frame:
+                    del watch.frame_documents[request_id]
+                    watch.inflight.pop(request_id, None)
+            child = tab.session.connection.session(p["sessionId"])
+            watch.unsubscribe += [
+                child.on("Network.loadingFinished", request_done),
+                child.on("Network.loadingFailed", request_done),
+            ]
+            watch.last_activity = time.monotonic()
+            watch.bump()
 
         def response(p: JSON) -> None:
             if p.get("type") == "Document" and p.get("frameId") == main and p.get("loaderId"):
@@ -211,6 +241,8 @@ class TabWatcher:
             if p.get("name") == "init":
                 # A new document: requests of the old one will not be answered to us.
                 watch.inflight.clear()
+                watch.frame_documents.clear()
+                watch.own_process_frames.clear()
             watch.lifecycle.setdefault(loader, set()).add(p.get("name", ""))
             watch.bump()
 
@@ -250,6 +282,7 @@ class TabWatcher:
             on("Network.loadingFinished", request_done),
             on("Network.loadingFailed", request_done),
             on("Network.responseReceived", response),
+            on("Target.attachedToTarget", child_attached),
             on("Page.lifecycleEvent", lifecycle),
             on("Page.frameNavigated", navigated),
             on("Page.loadEventFired", load_fired),

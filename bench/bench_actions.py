@@ -141,7 +141,7 @@ async def _press_check(page: Page, reps: int) -> list[float]:
         ctx = Ctx(name="bench", deadline=loop.time() + 30, hands=page._hands, tab=tab)
         started = time.perf_counter()
         await js(ctx, "hoverCheck", index, x + w / 2, y + h / 2, await_promise=True)
-        await js(ctx, "pressCheck")
+        await js(ctx, "pressCheck", index, await_promise=True)
         times.append((time.perf_counter() - started) * 1000)
         await js(ctx, "pressDone")
     return times

@@ -758,6 +758,11 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
 async def probe(tab: Tab, *, timeout: float = 5.0) -> Probe:
     """URL, title, DOM mutation count and unindexed visible interactive elements."""
     raw = await world_eval(tab, "globalThis.__handrail.probe()", timeout=timeout)
+    return probe_of(tab, raw)
+
+
+def probe_of(tab: Tab, raw: dict[str, Any]) -> Probe:
+    """The :class:`Probe` of ``raw``, an answer of our world's ``probe()`` in ``tab``."""
     return Probe(
         url=str(raw["url"]),
         title=str(raw["title"]),

@@ -72,6 +72,47 @@ async def test_a_target_swapped_on_hover_is_not_clicked(
     assert reports(site, "deleted") == []
 
 
+@pytest.mark.parametrize("on", ["mouseover", "next-frame"])
+async def test_a_swap_on_hover_is_caught_when_the_page_stops_the_move_before_the_window(
+    page: Page, tab: Tab, site: FixtureSite, on: str
+) -> None:
+    # The hover check goes right behind the move and waits for our window listener to see
+    # it; a page that stops the move before the window leaves it waiting for Chrome's answer
+    # to the move, and then for the next frame: the swap is still seen before the press.
+    snap = await open_page(page, site, f"/hands/hover-swap.html?on={on}&stop=move")
+    index = index_of(snap, "Continue reading")
+    result = await page.click(index, expect=expectation(snap, index))
+    assert not result.ok and result.code == "target_changed", result.message
+    assert "Delete account" in result.message
+    assert await page_eval(tab, "[window.deleted, window.continued]") == [None, None]
+    assert reports(site, "deleted") == [] and reports(site, "pressed-trap") == []
+
+
+@pytest.mark.parametrize("stop", ["move", "cancel"])
+async def test_a_page_that_stops_the_move_or_cancels_the_press_is_still_clicked(
+    page: Page, tab: Tab, site: FixtureSite, stop: str
+) -> None:
+    snap = await open_page(page, site, f"/hands/hover-swap.html?on=none&stop={stop}")
+    index = index_of(snap, "Continue reading")
+    result = await page.click(index, expect=expectation(snap, index))
+    assert result.ok, result.message
+    assert await page_eval(tab, "window.continued") is True
+
+
+async def test_a_press_the_page_hides_from_our_listeners_is_released_elsewhere(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # The page stops pointerdown and mousedown at the window before our listeners: the
+    # press check cannot tell who got the press, so the button is released away from it
+    # and no click happens (the check waits for Chrome's answer to the press, not forever).
+    snap = await open_page(page, site, "/hands/hover-swap.html?on=none&stop=press")
+    index = index_of(snap, "Continue reading")
+    result = await page.click(index, expect=expectation(snap, index))
+    assert not result.ok and result.code == "target_changed", result.message
+    assert "handrail released the button elsewhere" in result.message
+    assert await page_eval(tab, "window.continued") is None
+
+
 CAPTURES = ["pointerdown", "mousedown", "window", "existing", "timer", "regrab"]
 
 

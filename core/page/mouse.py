@@ -12,7 +12,9 @@ fires, and the action is refused as ``target_changed``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Awaitable
 from typing import Any
 
 from core.cdp import CDPError
@@ -35,7 +37,6 @@ async def click_element(
     and :class:`Unsettled` before pressing when a deferred stability check failed. With
     ``check_release`` false the caller asks :func:`release_check` itself (a click does, while
     the page settles)."""
-    await _move(ctx, x, y)
     # Inside a cross-origin frame the checks run in our world in that frame (js() routes a
     # call whose first argument is the index), in the frame's own coordinates.
     # (a frame may be scaled or rotated: its points map through its transforms, both ways).
@@ -43,7 +44,22 @@ async def click_element(
     route = frame_route(ctx.current, index)
     if route is not None:
         mapping = await frame_map(ctx.current, route, index, timeout=max(ctx.remaining(), 0.5))
-    hover = await js(ctx, "hoverCheck", index, *mapping.to_frame(x, y), await_promise=True)
+    # The hover check goes right behind the move: it waits in the page for the move's frame
+    # (page.js ``hoverCheck`` with ``withMove``), so no round trip separates the two.
+    hover = await _behind(
+        ctx,
+        index,
+        _move(ctx, x, y),
+        js(
+            ctx,
+            "hoverCheck",
+            index,
+            *mapping.to_frame(x, y),
+            {"withMove": True},
+            await_promise=True,
+        ),
+        "moveAnswered",
+    )
     if hover.get("moved"):
         raise Unsettled()
     if not hover.get("ok"):
@@ -58,9 +74,15 @@ async def click_element(
     # a pointer capture the page asked for in its pointerdown handler (to send the release,
     # and so the click, elsewhere) has not taken effect yet, and is replaced (page.js
     # ``holdRelease``). A dialog opened by the page blocks the press until it is answered
-    # (by our dialog task), so it waits as long as the action may.
-    await _button(ctx, "mousePressed", x, y)
-    press = await js(ctx, "pressCheck", index)
+    # (by our dialog task), so it waits as long as the action may. The check goes right
+    # behind the press and waits in the page for the press's events to be over.
+    press = await _behind(
+        ctx,
+        index,
+        _button(ctx, "mousePressed", x, y),
+        js(ctx, "pressCheck", index, {"withPress": True}, await_promise=True, limit=3600.0),
+        "pressAnswered",
+    )
     if press.get("ok"):
         await _button(ctx, "mouseReleased", x, y)
         if check_release:
@@ -81,6 +103,36 @@ async def click_element(
         error=f"the target changed under the pointer: {landed} {press.get('what')}",
         code="target_changed",
     )
+
+
+async def _behind(
+    ctx: Ctx, index: int, dispatch: Awaitable[None], check: Awaitable[Any], answered: str
+) -> Any:
+    """Run ``check`` (a call of our world that waits in the page for an input's dispatch to
+    be over) sent right behind ``dispatch`` (that input). When Chrome has answered the input
+    and the check is still waiting, page.js ``answered`` tells it that the dispatch is over
+    (the page stopped the input's events before our listeners). Returns the check's answer;
+    a failed dispatch cancels the check."""
+    checking = asyncio.ensure_future(check)
+    await asyncio.sleep(0)  # the check's call leaves right behind the input's
+    try:
+        await dispatch
+    except BaseException:
+        checking.cancel()
+        with contextlib.suppress(WorldError, CDPError):
+            await js(ctx, answered, index)
+        raise
+    if not checking.done():
+        # Its answer is not waited for: the check answers as soon as it runs.
+        telling = asyncio.ensure_future(js(ctx, answered, index))
+        telling.add_done_callback(_consumed)
+    return await checking
+
+
+def _consumed(future: asyncio.Future[Any]) -> None:
+    """Retrieve a finished call's outcome nobody waits for (so asyncio does not warn)."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def release_check(ctx: Ctx, index: int) -> str | None:

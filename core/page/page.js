@@ -377,7 +377,7 @@
   // the hover check answers `moved` and the caller prepares again without deferring):
   // the wait for the pointer's own frame then doubles as the stability wait.
   async function prepareClick(el, options) {
-    const opts = Object.assign({ stableMs: 1000, requireEnabled: true, deferStable: false }, options || {});
+    const opts = Object.assign({ stableMs: 1000, requireEnabled: true, deferStable: false, noScroll: false }, options || {});
     pendingStable = null;
     // Armed here, the watch sees the frames of the stability wait (or of the pointer's
     // move, when it is deferred) and of the hover check.
@@ -390,6 +390,9 @@
     }
     let scrolled = false;
     if (!inViewport(topRect(el))) {
+      // Read while the caller still checks that the target is the approved one: nothing
+      // may move before that check (a scroll is a change the page sees).
+      if (opts.noScroll) return refusal("needs_scroll", "it is outside the visible part of the page", { needsScroll: true });
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       scrolled = true;
     }
@@ -492,17 +495,34 @@
     moveWatch = state;
   }
 
+  // Set while a hover check sent together with the move waits to learn that the move's
+  // dispatch is over (the caller calls moveAnswered when Chrome answered the move).
+  let moveAnswered = null;
+
   // After the pointer moved onto (x, y): let the page react (its hover handlers, one frame
   // and a task after it: the move's own frame when our watch saw the move, else the next
   // frame, as when the page stopped the move from reaching the window), complete a deferred
   // stability check, hit-test again, and arm the guard that records the press target.
-  async function hoverCheck(el, x, y) {
+  //
+  // With `withMove`, the check was sent right behind the move, and may run before the move
+  // reaches the page: it waits for our watch to see the move, or, when the page stopped
+  // the move before the window, for moveAnswered (Chrome answers a move once the page has
+  // handled it).
+  async function hoverCheck(el, x, y, options) {
     disarm(pressGuard);
     pressGuard = null;
     const first = pendingStable && pendingStable.el === el ? pendingStable : null;
     pendingStable = null;
     const watch = moveWatch;
     moveWatch = null;
+    moveAnswered = null;
+    if (options && options.withMove && !(watch && watch.seen)) {
+      const answered = new Promise((resolve) => {
+        moveAnswered = resolve;
+      });
+      await (watch ? Promise.race([watch.settled, answered]) : answered);
+      moveAnswered = null;
+    }
     disarm(watch);
     // A frame came after the first reading: our callback ran in one, or the page's clock
     // moved (Chrome's clock, read between frames, may already hold the next frame's time).
@@ -537,12 +557,21 @@
     }
     const hit = deepElementFromPoint(x, y);
     if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
-    const state = { el, target: null, captured: null, pointerId: 1, undo: [] };
+    const state = { el, target: null, captured: null, pointerId: 1, undo: [], dispatched: null, over: null };
+    // The page's handlers of the press are over when the mousedown reaches the window (bubble
+    // phase; our listener is the last one the page registered before the press), or at the
+    // pointerdown there when the page cancelled it (then no mousedown follows).
+    state.dispatched = new Promise((resolve) => {
+      state.over = resolve;
+    });
     const record = (event) => {
       if (state.target) return;
       const target = eventTarget(event);
       state.target = target;
       if (typeof event.pointerId === "number") state.pointerId = event.pointerId;
+    };
+    const over = (event) => {
+      if (event.type === "mousedown" || event.defaultPrevented) state.over();
     };
     // A page can also redirect the release: capturing the pointer to another element makes
     // pointerup (and so the click) go there. A capture asked for in the pointerdown handler
@@ -560,6 +589,10 @@
       listen(state, win, "pointerdown", record);
       listen(state, win, "mousedown", record);
       listen(state, win, "gotpointercapture", captured);
+      for (const type of ["pointerdown", "mousedown"]) {
+        win.addEventListener(type, over, false);
+        state.undo.push(() => win.removeEventListener(type, over, false));
+      }
     }
     pressGuard = state;
     return { ok: true };
@@ -596,12 +629,30 @@
     }
   }
 
+  // Set while a press check sent together with the press waits to learn that the press's
+  // dispatch is over (the caller calls pressAnswered when Chrome answered the press).
+  let pressAnswered = null;
+
   // After the button went down: did the approved element receive it? If not, the click
   // must not happen: the target loses any pointer capture, clicks are stopped until the
   // release is done, and the caller releases the button at `neutral`.
-  function pressCheck() {
+  //
+  // With `withPress`, the check was sent right behind the press and may run before it
+  // reaches the page: it waits for the end of the page's handlers of the press, or, when
+  // the page stopped the press's events before the window, for pressAnswered (Chrome
+  // answers a press once the page has handled it).
+  async function pressCheck(options) {
     const state = pressGuard;
     if (!state) return { ok: false, what: "nothing handrail could see" };
+    pressAnswered = null;
+    if (options && options.withPress) {
+      const answered = new Promise((resolve) => {
+        pressAnswered = resolve;
+      });
+      await Promise.race([state.dispatched, answered]);
+      pressAnswered = null;
+      if (pressGuard !== state) return { ok: false, what: "nothing handrail could see" };
+    }
     const target = state.target;
     disarm(state);
     if (pressReaches(state.el, target) && !state.captured) {
@@ -876,11 +927,31 @@
     }, false);
   }
 
+  // A new document this one's page started loading (a script's location change, a form's
+  // submit): Chrome tells the CDP client on another channel than our world's answers, a
+  // moment later or sooner, so the settle also reads it here (the Navigation API's
+  // `navigate` event comes at once, in the task that started it). A navigation the page
+  // cancelled does not count.
+  let navigated = null;
+  if (typeof navigation !== "undefined" && navigation && typeof navigation.addEventListener === "function") {
+    navigation.addEventListener("navigate", (event) => {
+      if (event.destination && event.destination.sameDocument) return;
+      navigated = { at: performance.now(), event };
+    });
+  }
+
+  function navigatingSince(at) {
+    return Boolean(navigated && (at === null || navigated.at >= at) && !navigated.event.defaultPrevented);
+  }
+
   async function pageSettle(ms) {
     const now = performance.now();
     let since = now;
     if (lastInputAt !== null) since = inputEndAt !== null && inputEndAt >= lastInputAt ? inputEndAt : now;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, since + ms - performance.now())));
+    // setTimeout counts whole milliseconds (it drops the fraction) and performance.now() is
+    // coarsened (by up to 0.1 ms): rounded up past both, our timer is due no sooner than
+    // one the page set for `ms` at the end of the input.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.ceil(since + ms - performance.now() + 0.2))));
     // One more task: what those timers started (a navigation, a fetch) is under way.
     await new Promise((resolve) => setTimeout(resolve, 0));
     return performance.now() - since;
@@ -895,12 +966,22 @@
       return prepareClick(element(index), options);
     },
 
-    async hoverCheck(index, x, y) {
-      return hoverCheck(element(index), x, y);
+    async hoverCheck(index, x, y, options) {
+      return hoverCheck(element(index), x, y, options);
     },
 
-    pressCheck() {
-      return pressCheck();
+    moveAnswered() {
+      if (moveAnswered) moveAnswered();
+      return true;
+    },
+
+    async pressCheck(index, options) {
+      return pressCheck(options);
+    },
+
+    pressAnswered() {
+      if (pressAnswered) pressAnswered();
+      return true;
     },
 
     pressDone() {
@@ -944,6 +1025,17 @@
 
     toggleState(index) {
       return toggleOf(element(index));
+    },
+
+    // What a pointer action reads before it acts, in one call: the eyes' probe, the target
+    // and its toggle state for the approval check, and prepareClick's answer (with
+    // noScroll: nothing moves before that check).
+    async aimReadings(index, options) {
+      const probe = registry().probe();
+      const target = api.target(index);
+      const toggle = api.toggleState(index);
+      const prep = await prepareClick(element(index), options);
+      return { probe, target, toggle, prep };
     },
 
     focusDescription() {
@@ -1544,9 +1636,14 @@
     watchMotion();
     return true;
   };
-  api.settleAfterInput = async (ms, motionMs) => {
+  // withProbe: the eyes' probe at the end, so that a click whose page made no request
+  // needs no round trip of its own for it.
+  api.settleAfterInput = async (ms, motionMs, withProbe) => {
     const clock = await pageSettle(ms);
-    return Object.assign({ clock }, await settleMotion(motionMs));
+    const reading = Object.assign({ clock }, await settleMotion(motionMs));
+    if (navigatingSince(lastInputAt)) reading.navigating = true;
+    if (withProbe && registry() && typeof registry().probe === "function") reading.probe = registry().probe();
+    return reading;
   };
 
   // --- hover and scrolling areas (the hover and scroll tools) -------------------------------

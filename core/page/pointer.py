@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.cdp import CDPError
 from core.page.context import Ctx, Refused, js
 from core.page.expect import TargetExpectation, check_expect, name_matches
 from core.page.messages import element_label, not_actionable
 from core.page.mouse import Unsettled, click_element, refuse_strayed, release_check
 from core.page.navigation import follow_popup
-from core.page.settle import Probe, compare, probe, settle
+from core.page.settle import Probe, compare, probe, probe_of, settle_and_probe
 from core.result import ActionResult
-from core.world import StaleElement, UnknownIndex, WorldError
+from core.world import StaleElement, UnknownIndex, WorldError, frame_route
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +45,21 @@ async def aim(
     the approved one, ``not_actionable`` when it is hidden, disabled (unless
     ``require_enabled`` is false), moving, or covered at its centre. With ``defer_stable``
     the element is not yet known to be still: the caller clicks it with :func:`press`."""
-    # Three independent readings, in one round trip's time.
-    readings: tuple[Any, ...] = await asyncio.gather(
-        probe(ctx),
-        js(ctx, "target", index),
-        js(ctx, "toggleState", index),
-        return_exceptions=True,
-    )
-    first, target, toggle_before = readings
+    # Four readings at once: the probe, the target and its toggle state for the approval
+    # check, and the click's own preparation, which moves nothing (an element outside the
+    # view is scrolled to only once the check passed).
+    options = _prepare_options(require_enabled=require_enabled, defer_stable=defer_stable)
+    early_options = {**options, "noScroll": True}
+    readings: tuple[Any, ...] | None = await _one_call_readings(ctx, index, early_options)
+    if readings is None:
+        readings = await asyncio.gather(
+            probe(ctx),
+            js(ctx, "target", index),
+            js(ctx, "toggleState", index),
+            js(ctx, "prepareClick", index, early_options, await_promise=True),
+            return_exceptions=True,
+        )
+    first, target, toggle_before, early = readings
     if isinstance(first, BaseException):
         raise first
     before: Probe | None = first
@@ -59,10 +68,15 @@ async def aim(
         raise target
     if isinstance(toggle_before, BaseException):
         raise toggle_before
+    if isinstance(early, BaseException):
+        raise early
     label = element_label(index, target)
-    prep = await prepare(
-        ctx, index, label, expect, require_enabled=require_enabled, defer_stable=defer_stable
-    )
+    if early.get("needsScroll"):
+        prep = await prepare(
+            ctx, index, label, expect, require_enabled=require_enabled, defer_stable=defer_stable
+        )
+    else:
+        prep = _prepared(ctx, index, label, expect, early)
     return Aim(
         before=before,
         label=label,
@@ -71,6 +85,22 @@ async def aim(
         scrolled=bool(prep.get("scrolled")),
         toggle=toggle_before if isinstance(toggle_before, dict) else None,
     )
+
+
+async def _one_call_readings(
+    ctx: Ctx, index: int, options: dict[str, Any]
+) -> tuple[Probe | None, Any, Any, Any] | None:
+    """:func:`aim`'s four readings in one call of our world (page.js ``aimReadings``), for
+    an element of the top document; None for one inside a cross-origin frame (whose world
+    is not the probe's) or when the call failed: the caller reads them one by one, which
+    words each failure as its own."""
+    if frame_route(ctx.current, index) is not None:
+        return None
+    try:
+        raw = await js(ctx, "aimReadings", index, options, await_promise=True)
+        return probe_of(ctx, raw["probe"]), raw["target"], raw["toggle"], raw["prep"]
+    except (StaleElement, UnknownIndex, WorldError, CDPError, KeyError, TypeError, ValueError):
+        return None
 
 
 async def prepare(
@@ -86,10 +116,22 @@ async def prepare(
     centre): its answer, with ``x``/``y`` top-level viewport CSS pixels. ``defer_stable``
     leaves the second stability reading to the hover check (:func:`press`). Raises
     :class:`Refused` as :func:`aim`."""
+    options = _prepare_options(require_enabled=require_enabled, defer_stable=defer_stable)
+    prep: dict[str, Any] = await js(ctx, "prepareClick", index, options, await_promise=True)
+    return _prepared(ctx, index, label, expect, prep)
+
+
+def _prepare_options(*, require_enabled: bool, defer_stable: bool) -> dict[str, Any]:
     options: dict[str, Any] = {} if require_enabled else {"requireEnabled": False}
     if defer_stable:
         options["deferStable"] = True
-    prep: dict[str, Any] = await js(ctx, "prepareClick", index, options, await_promise=True)
+    return options
+
+
+def _prepared(
+    ctx: Ctx, index: int, label: str, expect: TargetExpectation | None, prep: dict[str, Any]
+) -> dict[str, Any]:
+    """``prepareClick``'s answer, or :class:`Refused` as :func:`prepare` says."""
     if not prep.get("ok"):
         raise Refused(*not_actionable(ctx.name, label, prep), code="not_actionable")
     if expect is not None and not name_matches(expect.name, prep.get("names") or []):
@@ -132,18 +174,26 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     marks = watch.marks()
     popup_mark = ctx.hands.tabs.popups
     download_mark = len(ctx.hands.downloads.order)
+    since = time.monotonic()
     await press(ctx, index, label, aimed.x, aimed.y, expect, check_release=False)
     # Where the release went is read while the page settles (the answer is ready at once).
     checked = asyncio.create_task(release_check(ctx, index))
     try:
-        note = await settle(ctx, marks)
+        note, after_settle = await settle_and_probe(ctx, marks, since=since)
     finally:
         strayed = await checked
     refuse_strayed(ctx, index, strayed)
     await ctx.hands.downloads.wait_since(download_mark, min(3.0, max(ctx.remaining() - 1.0, 0.0)))
     origin_tab = ctx.current
     new_tab = await follow_popup(ctx, popup_mark)
-    after_origin = await probe(replace(ctx, tab=origin_tab))
+    if (
+        after_settle is not None
+        and new_tab is None
+        and len(ctx.hands.downloads.order) == download_mark
+    ):
+        after_origin: Probe | None = after_settle
+    else:
+        after_origin = await probe(replace(ctx, tab=origin_tab))
     changes = compare(before, after_origin, new_tab=new_tab is not None)
     parts = [f"clicked {label}"]
     if aimed.scrolled:

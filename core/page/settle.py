@@ -13,6 +13,7 @@ from core.page.context import Ctx, js
 from core.page.tabs import Marks, TabWatch
 from core.result import Changes
 from core.snapshot import probe as world_probe
+from core.snapshot import probe_of as world_probe_of
 from core.world import WorldError, world_eval
 
 # Settling after an action: wait until the page's timers due within QUIET seconds of the
@@ -40,6 +41,20 @@ class Probe:
     generation: tuple[int, int]
     """(documents committed in the tab, our world's generation): different means a new
     document, whose counters are not comparable with the old one's."""
+
+
+def probe_of(ctx: Ctx, raw: dict[str, Any]) -> Probe:
+    """A :class:`Probe` of the current tab from the eyes' ``probe()`` answer ``raw``."""
+    reading = world_probe_of(ctx.current, raw)
+    watch = ctx.watch
+    watch.url, watch.title = reading.url, reading.title
+    return Probe(
+        url=reading.url,
+        title=reading.title,
+        mutations=reading.mutations,
+        new_interactive=reading.new_interactive,
+        generation=(watch.commits, reading.world),
+    )
 
 
 async def probe(ctx: Ctx) -> Probe | None:
@@ -94,31 +109,68 @@ async def settle(
     (bounded) for network quiet and two animation frames. The page-clock wait ends with
     the motion the input started (see :func:`page_clock`). Returns a note when a navigation
     was still loading, or an animation still running, at the end."""
+    note, _ = await settle_and_probe(ctx, marks, quiet=quiet, cap=cap, since=None)
+    return note
+
+
+async def settle_and_probe(
+    ctx: Ctx,
+    marks: Marks,
+    *,
+    quiet: float = ACTION_QUIET,
+    cap: float = ACTION_CAP,
+    since: float | None,
+) -> tuple[str | None, Probe | None]:
+    """:func:`settle`, and with ``since`` (``time.monotonic()`` before the input) the probe
+    after it, read by our world at the end of the page-clock wait, when nothing can have
+    changed the page after that reading: no request since ``since``, no navigation, no
+    wait after it. None otherwise: the caller probes again."""
     watch = ctx.watch
     note = None
     seen = marks
-    reading = await page_clock(ctx, quiet, cap)
+    reading = await page_clock(ctx, quiet, cap, with_probe=since is not None)
     moving = None
     if reading is not None and reading.get("cut"):
         moving = (
             f"an animation it started ({reading.get('what')}) was still running after "
             f"{MOTION_CAP:g} s: the page may still be moving"
         )
+    after = None
+    raw = reading.get("probe") if reading is not None else None
+    if (
+        since is not None
+        and isinstance(raw, dict)
+        and watch.marks() == marks
+        and not watch.inflight
+        and watch.last_activity < since
+    ):
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            after = probe_of(ctx, raw)
+    # Our world saw the page start a navigation that Chrome may not have told us of yet.
+    navigating = reading is not None and bool(reading.get("navigating"))
+    if navigating:
+        after = None
     for _ in range(3):
-        if watch.requested > seen.requested or watch.started > seen.started:
+        if navigating or watch.requested > seen.requested or watch.started > seen.started:
+            navigating = False
             loaded = await follow_navigation(ctx, watch, seen)
             note = None if loaded else "the page was still loading when handrail stopped waiting"
             quiet, cap = NAV_QUIET, NAV_CAP
             seen = watch.marks()
-        await network_quiet(ctx, quiet=quiet, cap=cap)
+        waited = await network_quiet(ctx, quiet=quiet, cap=cap)
+        if waited:
+            after = None
         if not (watch.requested > seen.requested or watch.started > seen.started):
             break
     # The quiet window counted from the input already spans several frames; only wait
     # for frames when the settle was shorter than that.
     if not ctx.dispatched_at or time.monotonic() - ctx.dispatched_at < FRAMES_COVERED:
         await frames(ctx)
+        after = None
     # After a navigation the animating document is gone: only its load can be noted.
-    return note if seen is not marks else moving
+    if seen is not marks:
+        return note, None
+    return moving, after
 
 
 async def watch_motion(ctx: Ctx) -> None:
@@ -128,21 +180,25 @@ async def watch_motion(ctx: Ctx) -> None:
         await js(ctx, "watchMotion")
 
 
-async def page_clock(ctx: Ctx, window: float, cap: float) -> dict[str, Any] | None:
+async def page_clock(
+    ctx: Ctx, window: float, cap: float, *, with_probe: bool = False
+) -> dict[str, Any] | None:
     """Until the page's clock has run ``window`` seconds past its latest input, measured by
     a timer in our world (it fires after the page's earlier-due timers, even when a busy
     machine delays them all), and then until the animations the input started have ended
     (CSS, Web Animations, and script motion seen since :func:`watch_motion`; not infinite
     ones, nor those that began before the input), at most ``MOTION_CAP`` seconds of page
     time; at most ``cap`` + ``MOTION_CAP`` seconds of our own. Returns page.js's reading
-    (``cut`` and ``what`` when an animation outlasted the cap), None when our world could
-    not answer (a navigation replaced the document)."""
+    (``cut`` and ``what`` when an animation outlasted the cap; ``probe``, the eyes' probe at
+    its end, ``with_probe``), None when our world could not answer (a navigation replaced
+    the document)."""
     with contextlib.suppress(WorldError, CDPError):
         reading = await js(
             ctx,
             "settleAfterInput",
             window * 1000,
             MOTION_CAP * 1000,
+            with_probe,
             await_promise=True,
             limit=cap + MOTION_CAP,
         )
@@ -159,11 +215,13 @@ async def follow_navigation(ctx: Ctx, watch: TabWatch, marks: Marks) -> bool:
     return end != "timeout"
 
 
-async def network_quiet(ctx: Ctx, *, quiet: float, cap: float) -> None:
-    """Until no request has been in flight for ``quiet`` seconds, at most ``cap``."""
+async def network_quiet(ctx: Ctx, *, quiet: float, cap: float) -> bool:
+    """Until no request has been in flight for ``quiet`` seconds, at most ``cap``. True when
+    that took a wait."""
     watch = ctx.watch
     loop = asyncio.get_running_loop()
     end = loop.time() + max(0.0, min(cap, ctx.remaining() - 0.5))
+    waited = False
     while loop.time() < end:
         now = time.monotonic()
         if not watch.inflight:
@@ -171,10 +229,12 @@ async def network_quiet(ctx: Ctx, *, quiet: float, cap: float) -> None:
             # (a request, a delayed navigation) may take a moment to start.
             idle = now - max(watch.last_activity, ctx.dispatched_at)
             if idle >= quiet:
-                return
+                return waited
             await watch.changed(min(quiet - idle, end - loop.time()))
         else:
             await watch.changed(min(0.1, end - loop.time()))
+        waited = True
+    return waited
 
 
 async def frames(ctx: Ctx) -> None:

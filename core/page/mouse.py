@@ -21,6 +21,12 @@ from core.cdp import CDPError
 from core.page.context import Ctx, Refused, js
 from core.world import FrameMap, WorldError, frame_map, frame_route
 
+# How long after Chrome's answer to an input a check sent behind it may still be waiting
+# for the input's dispatch before the hands tell it that the dispatch is over (its frame
+# and a task normally take a few milliseconds; a page that stopped the input's events before
+# our listeners costs this long).
+TELL_AFTER = 0.02
+
 
 class Unsettled(Exception):
     """The element's box changed between the deferred stability check's first reading
@@ -122,6 +128,10 @@ async def _behind(
         with contextlib.suppress(WorldError, CDPError):
             await js(ctx, answered, index)
         raise
+    # The check normally answers a moment after Chrome answers the input (it waits for the
+    # input's frame, or for the end of the page's handlers): only a check still waiting
+    # after that moment is told, so most inputs cost no call of their own for it.
+    await asyncio.wait({checking}, timeout=TELL_AFTER)
     if not checking.done():
         # Its answer is not waited for: the check answers as soon as it runs.
         telling = asyncio.ensure_future(js(ctx, answered, index))

@@ -12,6 +12,7 @@ from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
 from core.page.context import Ctx, js
 from core.page.tabs import Marks, TabWatch
 from core.result import Changes
+from core.snapshot import Probe as WorldProbe
 from core.snapshot import probe as world_probe
 from core.snapshot import probe_of as world_probe_of
 from core.world import WorldError, world_eval
@@ -45,7 +46,10 @@ class Probe:
 
 def probe_of(ctx: Ctx, raw: dict[str, Any]) -> Probe:
     """A :class:`Probe` of the current tab from the eyes' ``probe()`` answer ``raw``."""
-    reading = world_probe_of(ctx.current, raw)
+    return _probe(ctx, world_probe_of(ctx.current, raw))
+
+
+def _probe(ctx: Ctx, reading: WorldProbe) -> Probe:
     watch = ctx.watch
     watch.url, watch.title = reading.url, reading.title
     return Probe(
@@ -71,14 +75,7 @@ async def probe(ctx: Ctx) -> Probe | None:
         # A crashed or closed tab also fails here: that is not a page still loading.
         watch.check_alive()
         return Probe(tab.url, tab.title, 0, 0, (watch.commits, -1))
-    watch.url, watch.title = reading.url, reading.title
-    return Probe(
-        url=reading.url,
-        title=reading.title,
-        mutations=reading.mutations,
-        new_interactive=reading.new_interactive,
-        generation=(watch.commits, reading.world),
-    )
+    return _probe(ctx, reading)
 
 
 def compare(before: Probe | None, after: Probe | None, *, new_tab: bool = False) -> Changes:

@@ -6,6 +6,8 @@ includes the probes before and after, the actionability checks and the settle.
 
     .venv/bin/python bench/bench_actions.py [--reps 50] [--chrome PATH] [--busy]
 
+The last three rows are actions on a page whose form is in an out-of-process frame.
+
 ``--busy`` runs the same figures while one busy loop per core competes with Chromium, as on
 a loaded CI machine (the loops are stopped when the bench ends).
 
@@ -49,6 +51,16 @@ machine: ``cd CHECKOUT && PYTHONPATH=$PWD .venv/bin/python bench/bench_actions.p
     after    click  96.8/102.0  98.2/106.5  97.7/101.8  type 345/363 341/352 347/360
     --busy   before click 103.8/111.3 type 370/388;  after click 103.7/115.8 type 376/400
     navigate 530-545 ms in every run, before and after.
+    2026-12-02 00:10-00:12 UTC, load 1.1-2.6, a slower host; before at 47b0c62, after at
+    2669d9c
+    before   click 106.1/116.7 105.4/116.3
+    after    click 102.1/109.7 100.5/112.1
+
+The frame rows (navigate to a page whose form is in a cross-site frame, click its field,
+press a key there; tests/site/frames/host.html with a frame from 127.0.0.2) show what a
+request counted in flight for ever cost before (core/page/tabs.py): 2026-12-02 00:07-00:10
+UTC, 10 runs each, 47b0c62 against 2669d9c: navigate 5,275 ms against 666, click 1,644
+against 134, key 1,608 against 103 (medians).
 
 "press check" (the hover check's frame and the press read-back, called without a move or a
 press) is 15.1-15.7 ms against 15.2-15.7 before: without a move there is no move's frame to
@@ -77,13 +89,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.browser import Browser, LaunchOptions
 from core.page import Page
 from core.result import ActionResult
-from core.snapshot import Snapshot
+from core.snapshot import Snapshot, follow_frames
 from tests.site_server import FixtureSite
 
 
@@ -171,6 +184,7 @@ def _busy_cores(on: bool) -> Iterator[None]:
 async def main(reps: int, chrome: str | None, busy: bool) -> None:
     with _busy_cores(busy):
         figures = await _measure(reps, chrome)
+        figures.update(await _measure_frame(reps, chrome))
     load = "with every core busy" if busy else "idle machine"
     print(
         f"{'action':<22}{'median ms':>11}{'p95 ms':>10}{'min ms':>10}   ({reps} runs each, {load})"
@@ -222,6 +236,35 @@ async def _measure(reps: int, chrome: str | None) -> dict[str, list[float]]:
             page.close()
             await browser.close()
             site.stop()
+    return figures
+
+
+async def _measure_frame(reps: int, chrome: str | None) -> dict[str, list[float]]:
+    """Actions on a page whose form is in a cross-site frame (another loopback address, so
+    out of process), with the frames followed as a run follows them: navigating to it (at
+    most 10 times), clicking the frame's field, and a key press there."""
+    site, partner = FixtureSite(), FixtureSite("127.0.0.2")
+    with tempfile.TemporaryDirectory(prefix="handrail-bench-") as profile:
+        browser = await Browser.launch(
+            LaunchOptions(executable=chrome, profile_dir=Path(profile), headless=True)
+        )
+        await follow_frames(browser)
+        page = Page(browser)
+        try:
+            frame = quote(partner.url("/frames/form.html"), safe="")
+            host = site.url("/frames/host.html") + f"?name=Partner&f={frame}"
+            figures = {
+                "frame page: navigate": await _time(min(reps, 10), lambda: page.navigate(host))
+            }
+            snapshot, _ = await page.observe()
+            field = _index(snapshot, "Postcode")
+            figures["frame: click"] = await _time(reps, lambda: page.click(field))
+            figures["frame: key"] = await _time(reps, lambda: page.press_key("N"))
+        finally:
+            page.close()
+            await browser.close()
+            site.stop()
+            partner.stop()
     return figures
 
 

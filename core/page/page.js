@@ -431,9 +431,19 @@
     return own && own !== window ? [window, own] : [window];
   }
 
-  function listen(state, win, type, fn) {
-    win.addEventListener(type, fn, true);
-    state.undo.push(() => win.removeEventListener(type, fn, true));
+  // Capture phase unless `capture` is false (bubble: after the page's handlers on the way).
+  function listen(state, win, type, fn, capture = true) {
+    win.addEventListener(type, fn, capture);
+    state.undo.push(() => win.removeEventListener(type, fn, capture));
+  }
+
+  // A promise and the function that fulfils it.
+  function deferred() {
+    let resolve = null;
+    const promise = new Promise((fulfil) => {
+      resolve = fulfil;
+    });
+    return { promise, resolve };
   }
 
   function disarm(state) {
@@ -479,19 +489,17 @@
 
   function armMoveWatch(win) {
     disarm(moveWatch);
-    const state = { undo: [], seen: false, settled: null };
-    state.settled = new Promise((resolve) => {
-      const moved = () => {
-        disarm(state);
-        state.seen = true;
-        win.requestAnimationFrame((time) => {
-          countFrame(time);
-          setTimeout(resolve, 0);
-        });
-      };
-      win.addEventListener("mousemove", moved, false);
-      state.undo.push(() => win.removeEventListener("mousemove", moved, false));
-    });
+    const settled = deferred();
+    const state = { undo: [], seen: false, settled: settled.promise };
+    const moved = () => {
+      disarm(state);
+      state.seen = true;
+      win.requestAnimationFrame((time) => {
+        countFrame(time);
+        setTimeout(settled.resolve, 0);
+      });
+    };
+    listen(state, win, "mousemove", moved, false);
     moveWatch = state;
   }
 
@@ -517,10 +525,9 @@
     moveWatch = null;
     moveAnswered = null;
     if (options && options.withMove && !(watch && watch.seen)) {
-      const answered = new Promise((resolve) => {
-        moveAnswered = resolve;
-      });
-      await (watch ? Promise.race([watch.settled, answered]) : answered);
+      const answered = deferred();
+      moveAnswered = answered.resolve;
+      await (watch ? Promise.race([watch.settled, answered.promise]) : answered.promise);
       moveAnswered = null;
     }
     disarm(watch);
@@ -557,13 +564,10 @@
     }
     const hit = deepElementFromPoint(x, y);
     if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
-    const state = { el, target: null, captured: null, pointerId: 1, undo: [], dispatched: null, over: null };
     // The page's handlers of the press are over when the mousedown reaches the window (bubble
     // phase; our listener is the last one the page registered before the press), or at the
     // pointerdown there when the page cancelled it (then no mousedown follows).
-    state.dispatched = new Promise((resolve) => {
-      state.over = resolve;
-    });
+    const state = { el, target: null, captured: null, pointerId: 1, undo: [], dispatched: deferred() };
     const record = (event) => {
       if (state.target) return;
       const target = eventTarget(event);
@@ -571,7 +575,7 @@
       if (typeof event.pointerId === "number") state.pointerId = event.pointerId;
     };
     const over = (event) => {
-      if (event.type === "mousedown" || event.defaultPrevented) state.over();
+      if (event.type === "mousedown" || event.defaultPrevented) state.dispatched.resolve();
     };
     // A page can also redirect the release: capturing the pointer to another element makes
     // pointerup (and so the click) go there. A capture asked for in the pointerdown handler
@@ -589,10 +593,7 @@
       listen(state, win, "pointerdown", record);
       listen(state, win, "mousedown", record);
       listen(state, win, "gotpointercapture", captured);
-      for (const type of ["pointerdown", "mousedown"]) {
-        win.addEventListener(type, over, false);
-        state.undo.push(() => win.removeEventListener(type, over, false));
-      }
+      for (const type of ["pointerdown", "mousedown"]) listen(state, win, type, over, false);
     }
     pressGuard = state;
     return { ok: true };
@@ -646,10 +647,9 @@
     if (!state) return { ok: false, what: "nothing handrail could see" };
     pressAnswered = null;
     if (options && options.withPress) {
-      const answered = new Promise((resolve) => {
-        pressAnswered = resolve;
-      });
-      await Promise.race([state.dispatched, answered]);
+      const answered = deferred();
+      pressAnswered = answered.resolve;
+      await Promise.race([state.dispatched.promise, answered.promise]);
       pressAnswered = null;
       if (pressGuard !== state) return { ok: false, what: "nothing handrail could see" };
     }

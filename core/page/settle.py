@@ -145,8 +145,6 @@ async def settle_and_probe(
             after = probe_of(ctx, raw)
     # Our world saw the page start a navigation that Chrome may not have told us of yet.
     navigating = reading is not None and bool(reading.get("navigating"))
-    if navigating:
-        after = None
     for _ in range(3):
         if navigating or watch.requested > seen.requested or watch.started > seen.started:
             navigating = False

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tests.fake_anthropic import FakeAnthropic
-from tests.test_tui_summary import ANSI, Terminal
+from tests.test_tui_summary import ANSI, LIBRARY_TASK, Terminal, run_library_task
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,30 +66,7 @@ def test_a_console_run_loads_its_own_sdk_and_neither_textual_nor_the_other(
 def test_the_task_and_starting_chrome_show_first_then_the_observatory_runs(
     tmp_path: Path,
 ) -> None:
-    plan = tmp_path / "plan.jsonl"
-    plan.write_text(
-        '{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}, '
-        '"reason": "Nothing to do."}\n'
-    )
-    env = dict(os.environ) | {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-    task = "say when the library opens"
-    argv = [sys.executable, "-m", "tui.cli", "run", task, "--headless", "--model"]
-    term = Terminal(
-        [
-            *argv,
-            f"scripted:{plan}",
-            "--audit-dir",
-            str(tmp_path / "logs"),
-            "--profile",
-            str(tmp_path / "profile"),
-        ],
-        env,
-    )
-    try:
-        code = term.quit_after_success()
-    finally:
-        term.close()
-    assert code == 0
+    term = run_library_task(tmp_path)
     shown = ANSI.sub(b"", term.seen).decode(errors="replace")
     # The first frame already says what runs and how to leave; the observatory's panes come
     # after it, and the run itself only once they are up. (The model's label is on the
@@ -97,7 +74,7 @@ def test_the_task_and_starting_chrome_show_first_then_the_observatory_runs(
     # it, so it is only required before the run's answer.)
     panes_at = shown.index("waiting for the first round")
     first = shown[:panes_at]
-    for wanted in (task, "Help", "Quit"):
+    for wanted in (LIBRARY_TASK, "Help", "Quit"):
         assert wanted in first, (wanted, first[-1500:])
     answer_at = shown.index("Opens at 9.")
     assert answer_at > panes_at

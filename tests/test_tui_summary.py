@@ -80,7 +80,13 @@ class Terminal:
         os.close(self.fd)
 
 
-def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
+LIBRARY_TASK = "say when the library opens"
+
+
+def run_library_task(tmp_path: Path) -> Terminal:
+    """``handrail run`` of a one-round scripted plan (the answer "Opens at 9.") on a
+    pseudo-terminal, its audit log in ``tmp_path/logs``, quit with q once it succeeded: the
+    terminal, with everything it showed. Asserts exit code 0."""
     plan = tmp_path / "plan.jsonl"
     plan.write_text(
         '{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}, '
@@ -96,7 +102,7 @@ def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
             "-m",
             "tui.cli",
             "run",
-            "say when the library opens",
+            LIBRARY_TASK,
             "--headless",
             "--model",
             f"scripted:{plan}",
@@ -112,6 +118,11 @@ def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
     finally:
         term.close()
     assert code == 0
+    return term
+
+
+def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
+    term = run_library_task(tmp_path)
     (log,) = (tmp_path / "logs").glob("*.jsonl")
     tail = ANSI.sub(b"", term.seen).decode(errors="replace").split("handrail: success", 1)
     assert len(tail) == 2, term.seen[-1500:]

@@ -581,11 +581,16 @@ async def frame_cover(
     return None
 
 
-ELEMENTS_QUERY = ":not(hr-none)"
-"""The CSS selector that counts every element in ``DOM.performSearch``. Its text is also
-searched for as plain text (a text node that contains it is counted too, which can only make
-the count larger and so cost a deeper look, never hide anything): ``*`` would also count every
-"Name *" of a form."""
+SHADOW_TOP_QUERY = ":host > *"
+"""The CSS selector ``DOM.performSearch`` counts the top-level elements of every shadow root
+with (open, closed and our marks' root; not user-agent ones). It matches nothing in a
+document's own tree, so a page without shadow roots costs the search alone, and the search
+collects a handful of answers instead of every element (15 ms against 25-38 ms for a
+selector matching all 40,000 elements of the 5,000-row page). Any element in a root lies
+under one of the root's top-level elements, so a closed root that holds anything shows.
+The text is also searched for as plain text (a text node or attribute that contains it
+is counted too, which can only make the count larger and so cost a deeper look, never
+hide anything)."""
 
 
 @dataclass(frozen=True)
@@ -593,9 +598,9 @@ class RootAudit:
     """What :func:`find_closed_roots` found in one renderer session's documents."""
 
     elements: int
-    """Elements CDP counted in the session's documents (shadow roots of any mode included)."""
+    """Top-level elements of shadow roots (any mode) CDP counted in the session's documents."""
     reached: int
-    """Elements our worlds on that session reach (documents, open and adopted roots, frames)."""
+    """Those our worlds on that session reach (open and adopted roots, in readable frames)."""
     adopted: int
     """Closed roots newly handed to our worlds (0 when the counts agreed)."""
     pierced: bool
@@ -611,8 +616,9 @@ async def find_closed_roots(
     holds it, so the digest, the detectors, the hands (and anyone masking text) read it like
     an open root (``rootOf(el)`` / ``el.shadowRoot`` in our worlds).
 
-    Sound, not a guess: ``DOM.performSearch`` counts the elements of all the session's
-    documents, closed roots included, and our worlds count what they reach (``reach()`` in
+    Sound, not a guess: ``DOM.performSearch`` counts the top-level elements of every shadow
+    root in the session's documents, closed roots included (:data:`SHADOW_TOP_QUERY`), and
+    when there are any, our worlds count those they reach (``reach()`` in
     core/eyes/registry.js). Only when the two differ is the whole tree read
     (``DOM.getDocument`` with ``pierce``, slow on huge pages), every closed root resolved
     into the world of its frame (created for a cross-origin frame that has none yet) and
@@ -621,15 +627,15 @@ async def find_closed_roots(
     events afterwards. Raises ``core.cdp`` errors when the tab does not answer."""
     started = asyncio.get_running_loop().time()
     session = session or tab.session
-    worlds = await _session_contexts(tab, session, timeout)
-    contexts = list(worlds.values())
     try:
-        counted, reached = await asyncio.gather(
-            _count_elements(session, timeout), _reached(session, contexts, True, timeout)
+        # The search goes out first: the renderer runs it while our worlds' contexts are
+        # looked up (and, after a load, made), instead of after those round trips.
+        counted, worlds = await asyncio.gather(
+            _count_shadow_tops(session, timeout), _session_contexts(tab, session, timeout)
         )
-        if counted != reached:
-            # Shadow roots somewhere: count what our worlds reach through the ones they know.
-            reached = await _reached(session, contexts, False, timeout)
+        contexts = list(worlds.values())
+        # No shadow root at all (the common page): nothing for our worlds to count.
+        reached = await _reached(session, contexts, timeout) if counted else 0
         pierced = counted != reached
         adopted = await _adopt_from_tree(tab, session, worlds, timeout) if pierced else 0
     finally:
@@ -653,13 +659,13 @@ async def _session_contexts(tab: Tab, session: CDPSession, timeout: float) -> di
     return out
 
 
-async def _count_elements(session: CDPSession, timeout: float) -> int:
+async def _count_shadow_tops(session: CDPSession, timeout: float) -> int:
     # Back to back: the search needs the DOM domain that getDocument enables, and the
     # browser runs them in order; no round trip in between.
     _, found = await session.send_in_order(
         [
             ("DOM.getDocument", {"depth": 0}),
-            ("DOM.performSearch", {"query": ELEMENTS_QUERY, "includeUserAgentShadowDOM": False}),
+            ("DOM.performSearch", {"query": SHADOW_TOP_QUERY, "includeUserAgentShadowDOM": False}),
         ],
         timeout=timeout,
     )
@@ -668,16 +674,14 @@ async def _count_elements(session: CDPSession, timeout: float) -> int:
     return int(found["resultCount"])
 
 
-async def _reached(
-    session: CDPSession, contexts: list[int], light_only: bool, timeout: float
-) -> int:
+async def _reached(session: CDPSession, contexts: list[int], timeout: float) -> int:
     total = 0
     for ctx in contexts:
         try:
             result = await session.send(
                 "Runtime.evaluate",
                 {
-                    "expression": f"globalThis.__handrail.reach({json.dumps(light_only)})",
+                    "expression": "globalThis.__handrail.reach()",
                     "contextId": ctx,
                     "returnByValue": True,
                 },

@@ -95,7 +95,15 @@ async def test_a_button_in_a_closed_root_is_clicked_and_its_handler_runs(
 
 # Closed roots where no guess about "likely hosts" looks (tests/site/closed/roots.html): each
 # case hides a password field and a button whose handler tells the server.
-HIDDEN_ROOTS = ["light-child", "body", "zero-size", "nested", "declarative"]
+HIDDEN_ROOTS = [
+    "light-child",
+    "body",
+    "zero-size",
+    "nested",
+    "declarative",
+    "beside-open",
+    "spelled",
+]
 
 
 def roots_page(site: FixtureSite, case: str) -> str:
@@ -129,6 +137,17 @@ async def test_a_button_in_a_hidden_closed_root_is_clicked_and_its_handler_runs(
         f"clicked {case}"
     )
     await site.until(lambda got: any(r.path == "/closed/clicked" for r in got))
+
+
+async def test_a_page_with_open_roots_only_is_read_without_the_whole_tree(
+    page: Page, site: FixtureSite
+) -> None:
+    # The count of the roots' top-level elements agrees with what our world reaches through
+    # the open ones: no digest of an ordinary component page reads the whole DOM tree.
+    snap = await observe(page, site.url("/snapshot/shadow_password.html"))
+    assert snap.signals.password_fields, snap.text
+    [audit] = snap.stats["roots"]
+    assert audit["elements"] > 0 and not audit["pierced"], audit
 
 
 async def test_a_closed_root_attached_after_a_digest_is_read_by_the_next(

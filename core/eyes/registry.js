@@ -103,9 +103,10 @@ function element(i) {
 
 // ---- closed shadow roots -----------------------------------------------------------------
 // A page's closed shadow root is unreachable from script, ours included. core/world.py
-// (find_closed_roots) counts the elements of the page's documents through CDP, compares that
-// with reach() below, and on a difference finds the closed roots in the browser's own DOM
-// tree and hands them to adoptRoots(); from then on rootOf() returns them like open roots.
+// (find_closed_roots) counts the top-level elements of the shadow roots in the page's
+// documents through CDP, compares that with reach() below, and on a difference finds the
+// closed roots in the browser's own DOM tree and hands them to adoptRoots(); from then on
+// rootOf() returns them like open roots.
 // The page can neither see nor undo this: nothing changes in its world.
 const closedRoots = new WeakMap(); // host Element -> its closed ShadowRoot (our wrapper)
 let adopted = 0; // how many closedRoots ever held (0: reach() skips the lookup)
@@ -130,7 +131,7 @@ function marksRoot() {
 
 function marksCount(doc) {
   const root = marksRoot();
-  return root && root.host && root.host.ownerDocument === doc ? root.querySelectorAll("*").length : 0;
+  return root && root.host && root.host.ownerDocument === doc ? root.childElementCount : 0;
 }
 
 function adoptRoots(...pairs) {
@@ -150,28 +151,15 @@ function adoptRoots(...pairs) {
   return fresh;
 }
 
-// How many elements our world reaches: this document, every shadow root we can open (open
-// ones, adopted closed ones) and every frame document we can read, nested to any depth.
-// CDP counts the same set (its search covers all documents of a renderer session, closed
-// roots included, user-agent roots excluded); a difference means something is hidden from us.
-// lightOnly: count the documents' own trees only (about 1 ms for 40,000 elements, against
-// 10 ms for the whole walk below): when CDP counts no more than that, there is no shadow
-// root at all and nothing to look for.
-function reach(lightOnly) {
-  if (lightOnly) {
-    knownRoots = [];
-    let n = 0;
-    const docs = [document];
-    while (docs.length) {
-      const doc = docs.pop();
-      n += doc.getElementsByTagName("*").length + marksCount(doc);
-      for (const f of doc.querySelectorAll("iframe, frame, object")) {
-        const inner = frameDocument(f);
-        if (inner) docs.push(inner);
-      }
-    }
-    return n;
-  }
+// How many top-level elements of shadow roots our world reaches: every root we can open
+// (open ones, adopted closed ones, our marks' root) in this document and in every frame
+// document we can read, nested to any depth. CDP counts the same in all documents of a
+// renderer session (core/world.py SHADOW_TOP_QUERY, closed roots included, user-agent roots
+// excluded): a difference means a root is hidden from us. Any element in a root lies under
+// one of its top-level elements, so a closed root that holds anything to act on shows.
+// The TreeWalker is the only way to find open roots (about 10 ms per 40,000 elements);
+// core/world.py skips this call when CDP counts no shadow element at all.
+function reach() {
   let n = marksCount(document);
   const roots = [];
   const trees = [document];
@@ -180,9 +168,9 @@ function reach(lightOnly) {
     const doc = tree.ownerDocument || tree;
     const tw = doc.createTreeWalker(tree, NodeFilter.SHOW_ELEMENT);
     for (let el = tw.nextNode(); el; el = tw.nextNode()) {
-      n++;
       const root = (nativeShadowRoot && nativeShadowRoot.call(el)) || (adopted ? closedRoots.get(el) : undefined);
       if (root) {
+        n += root.childElementCount;
         trees.push(root);
         roots.push(root);
       }

@@ -11,14 +11,17 @@ Prints, against a headless Chromium of its own and the fixture site (tests/site/
   (``RUSAGE_THREAD``) over the same clicks;
 - **round trip**: ``Runtime.evaluate("1")`` back to back, and after 50 ms of quiet;
 - **digest parts** on bench_digest's 5,000-row table, each on a freshly loaded copy:
-  ``DOM.performSearch`` for the closed-root count's query and for one that matches nothing
-  as a selector (its plain-text pass alone), and the three selector queries a far run of
-  rows makes (core/eyes/walk.js ``countRun``).
+  ``DOM.performSearch`` for the closed-root count's query (``SHADOW_TOP_QUERY``), for one
+  that matches every element (the count's query before 2026-12-02) and for one that
+  matches nothing as a selector (its plain-text pass alone), and the three selector queries
+  a far run of rows makes (core/eyes/walk.js ``countRun``).
 
 Figures on 2026-12-01/02 (shared 2-core machine, load 1-2.6): click trace as in
 bench_actions.py's docstring; Python CPU 6.5 ms user + 0.8 ms system per click; round trip
 0.7 ms back to back, 2-4 ms after 50 ms of quiet; performSearch 38 ms (plain-text pass 18 ms);
-far-run queries 8.4 + 4.7 + 2.3 ms.
+far-run queries 8.4 + 4.7 + 2.3 ms. On 2026-12-02 at 01:50 UTC (load 1.5): performSearch
+``:host > *`` 14.8 ms, ``:not(hr-none)`` 22.5 ms, ``<x-none>`` 14.5 ms; far-run queries
+8.0 + 7.6 + 3.5 ms.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import bench_digest  # noqa: E402
 from core import cdp  # noqa: E402
 from core.browser import Browser, LaunchOptions, Tab  # noqa: E402
 from core.page import Page  # noqa: E402
+from core.world import SHADOW_TOP_QUERY  # noqa: E402
 from tests.site_server import FixtureSite  # noqa: E402
 
 
@@ -146,7 +150,7 @@ async def digest_parts(repeat: int) -> None:
             tab = await browser.new_tab()
             searches: dict[str, list[float]] = {}
             for _ in range(repeat):
-                for query in (":not(hr-none)", "<x-none>"):
+                for query in (SHADOW_TOP_QUERY, ":not(hr-none)", "<x-none>"):
                     await _fresh(tab, base + "/t.html")
                     started = time.perf_counter()
                     found = await tab.send("DOM.performSearch", {"query": query})

@@ -22,7 +22,10 @@ from tests.test_tui_driver import (
     write_fixed_log,
 )
 from tui.app import HandrailApp
+from tui.approval import ApprovalScreen
 from tui.confirm import ConfirmScreen
+from tui.help_screen import HelpScreen
+from tui.human_pause import HumanPauseScreen
 from tui.observatory import ObservatoryApp
 from tui.replay import ReplayApp
 from tui.rounds_screen import RoundsScreen
@@ -56,6 +59,54 @@ async def test_ctrl_c_during_a_live_run_asks_then_aborts_with_130(tmp_path: Path
         assert not driver.cancelled  # nothing happens before the answer
         await pilot.press("y")
         await wait_until(pilot, lambda: driver.cancelled)
+    assert app.return_value == 130
+
+
+def pausing_driver() -> UiTestDriver:
+    [first, *_] = booking_rounds()
+    return UiTestDriver(rounds=[replace(first, ask=None, human="password", human_detail="[3]")])
+
+
+# The modal screens a live run shows: Textual asks only the top modal for a key's binding,
+# so each must pass ctrl+c on, or it does nothing while the person is being asked.
+async def _ask_at_approval(pilot: Pilot[Any], driver: UiTestDriver) -> None:
+    await wait_until(pilot, lambda: driver.waiting == "approval")
+    assert isinstance(pilot.app.screen, ApprovalScreen)
+
+
+async def _ask_at_hand_over(pilot: Pilot[Any], driver: UiTestDriver) -> None:
+    await wait_until(pilot, lambda: driver.waiting == "human")
+    assert isinstance(pilot.app.screen, HumanPauseScreen)
+
+
+async def _ask_in_help(pilot: Pilot[Any], driver: UiTestDriver) -> None:
+    await wait_until(pilot, lambda: driver.waiting == "hold")
+    await pilot.press("question_mark")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen))
+
+
+@pytest.mark.parametrize(
+    ("make_driver", "reach"),
+    [
+        (UiTestDriver, _ask_at_approval),
+        (pausing_driver, _ask_at_hand_over),
+        (holding_driver, _ask_in_help),
+    ],
+    ids=["approval", "hand-over", "help"],
+)
+async def test_ctrl_c_on_a_modal_screen_asks_then_aborts_with_130(
+    tmp_path: Path, make_driver: Any, reach: Any
+) -> None:
+    driver = make_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await reach(pilot, driver)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert not driver.cancelled and not driver.decisions  # nothing before the answer
+        await pilot.press("y")
+        await wait_until(pilot, lambda: driver.cancelled)
+    assert not driver.decisions and not driver.human_responses  # aborted, not answered
     assert app.return_value == 130
 
 

@@ -15,10 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from core.events import ApprovalDecision, ApprovalRequest
+from tui.interrupt import InterruptibleModal
 from tui.panes import NARROW_COLUMNS, digest_content, json_content
 
 Mode = Literal["choose", "deny", "edit"]
@@ -41,7 +41,7 @@ def parse_param(original: Any, text: str) -> Any:
         ) from None
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
+class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
     """Ask the person about one action; dismissed with their ``ApprovalDecision``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -9,8 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from tui.interrupt import InterruptibleModal
 
 HelpSection = tuple[str, Sequence[BindingType]]
 
@@ -37,7 +38,7 @@ def help_content(sections: Iterable[HelpSection]) -> Content:
     return Content("\n").join(parts)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(InterruptibleModal[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close"),
     ]

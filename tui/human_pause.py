@@ -14,10 +14,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from core.events import HumanRequest, HumanResponse
+from tui.interrupt import InterruptibleModal
 
 KIND_TITLES = {
     "password": "A password is needed",
@@ -40,7 +40,7 @@ KIND_STEPS = {
 }
 
 
-class HumanPauseScreen(ModalScreen[HumanResponse]):
+class HumanPauseScreen(InterruptibleModal[HumanResponse]):
     """Dismissed with ``"resume"`` or ``"abort"``; escape does nothing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,34 @@
+"""ctrl+c on the observatory's modal screens.
+
+Textual looks no further than the top modal screen for a key's (non-priority) binding, so
+the app's ctrl+c (quit; during a live run it asks first, then aborts with 130) never came
+while the approval, the hand-over pause or the help was up: ctrl+c did nothing at exactly
+the moments a person is most likely to press it. :class:`InterruptibleModal` binds it on
+the modal itself, and keeps Textual's meaning of ctrl+c where there is one: with text
+selected on the screen, ctrl+c copies it (a focused text field copies its own selection
+before any screen binding is asked).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, TypeVar
+
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+
+T = TypeVar("T")
+
+
+class InterruptibleModal(ModalScreen[T]):
+    """A modal screen on which ctrl+c does what it does everywhere else in the app."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "interrupt", "Quit (asks first)", show=False, id="modal.interrupt"),
+    ]
+
+    def action_interrupt(self) -> None:
+        selected = self.get_selected_text()
+        if selected:
+            self.app.copy_to_clipboard(selected)
+            return
+        self.app.action_help_quit()

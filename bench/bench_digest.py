@@ -90,6 +90,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core.browser import Browser, LaunchOptions, Tab  # noqa: E402
+from core.page import Page  # noqa: E402
 from core.snapshot import SnapshotOptions, follow_frames, take_snapshot  # noqa: E402
 from core.world import world_call  # noqa: E402
 
@@ -257,6 +258,28 @@ async def bench_handrail(
         await browser.close()
 
 
+async def bench_navigated(url: str) -> dict[str, float]:
+    """The first observation of a page as a run makes it: after core.page's ``navigate``
+    action (whose settle waits for the load, then for half a second without requests),
+    ``Page.observe()``, in a browser of its own. Also what the digest's walk took."""
+    profile = Path(tempfile.mkdtemp(prefix="handrail-bench-"))
+    browser = await Browser.launch(
+        LaunchOptions(executable=CHROME, profile_dir=profile, headless=True)
+    )
+    page = Page(browser)
+    try:
+        await follow_frames(browser)  # as a run does (core/session.py)
+        went = await page.navigate(url)
+        if not went.ok:
+            raise SystemExit(f"could not open {url}: {went.message}")
+        started = time.perf_counter()
+        snap, _ = await page.observe()
+        return {"cold": time.perf_counter() - started, "walk_ms": float(snap.stats["total_ms"])}
+    finally:
+        page.close()
+        await browser.close()
+
+
 def listeners_ms(stats: dict[str, Any]) -> float:
     """Time listener discovery took in a digest (0 when it was off)."""
     got = stats.get("listeners")
@@ -353,6 +376,7 @@ async def main() -> None:
         try:
             urls = {rows: f"{origin}/rows{rows}.html" for rows in args.rows}
             ours = {rows: await bench_handrail(url, args.repeat) for rows, url in urls.items()}
+            navigated = {rows: await bench_navigated(url) for rows, url in urls.items()}
             delegated = (
                 {
                     on: await bench_handrail(
@@ -393,6 +417,11 @@ async def main() -> None:
             f"{h['walk_ms']:>5.0f} ms | {h['chars']:>7,} | {h['listed']:>6} | {check:>10} | "
             f"{p['time'] * 1000:>7.0f} ms | {int(p['chars']):>9,} | "
             f"{p['time'] / max(h['warm'], 1e-9):>5.1f}x"
+        )
+    for rows in urls:
+        print(
+            f"{rows:>6} rows, first observation after the navigate action (a run's first "
+            f"round): {navigated[rows]['cold'] * 1000:.0f} ms (walk {navigated[rows]['walk_ms']:.0f} ms)"
         )
     for rows in urls:
         print(f"{rows:>6} rows, last line: {ours[rows]['tail']}")

@@ -370,3 +370,47 @@ async def test_the_palette_offers_our_screenshot(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: driver.waiting == "hold")
         (shot,) = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
         assert str(app.screenshot_dir()) in shot.help
+
+
+# --- the header's clock -----------------------------------------------------------------------
+
+
+async def test_under_the_approval_the_header_clock_moves_every_15_seconds(
+    tmp_path: Path,
+) -> None:
+    # Under a modal, Textual repaints the whole modal (the approval, its picture included)
+    # for any change beneath it, so the clock moves every 15 s there, not every second.
+    now = [1000.0]
+    driver = UiTestDriver()
+    app = HandrailApp(driver, config_dir=tmp_path, clock=lambda: now[0], persist_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "approval")
+        screen = app.run_screen
+        assert screen is not None
+        screen._tick()  # the timer's call
+        shown = screen.header.facts.elapsed_s
+        assert shown is not None
+        now[0] += 5
+        screen._tick()
+        assert screen.header.facts.elapsed_s == shown
+        now[0] += 11
+        screen._tick()
+        assert screen.header.facts.elapsed_s == shown + 16
+
+
+async def test_with_nothing_over_the_run_the_header_clock_moves_every_second(
+    tmp_path: Path,
+) -> None:
+    now = [1000.0]
+    driver = holding_driver()
+    app = HandrailApp(driver, config_dir=tmp_path, clock=lambda: now[0], persist_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        screen = app.run_screen
+        assert screen is not None and app.screen is screen
+        screen._tick()
+        shown = screen.header.facts.elapsed_s
+        assert shown is not None
+        now[0] += 1
+        screen._tick()
+        assert screen.header.facts.elapsed_s == shown + 1

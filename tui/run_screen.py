@@ -79,6 +79,10 @@ class LiveRows:
         )
 
 
+COVERED_TICK = 15.0
+"""Seconds between the header clock's moves while a modal screen covers the run screen."""
+
+
 class RunScreen(RoundsScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "abort", "Abort run", id="run.abort"),
@@ -113,17 +117,31 @@ class RunScreen(RoundsScreen):
         """The latest ``PhaseChanged`` text (before the first: the one the app expects)."""
         self._leave_when_closed = False
         self._aborting = False
+        self._ticked_at: float | None = None
 
     # --- the run -------------------------------------------------------------------------
 
     def on_mount(self) -> None:
         self.panes.show({key: PaneText(dim("waiting for the first round")) for key in PANE_IDS})
         self._started_at = self.app_clock()
-        self.set_interval(1.0, self.refresh_header)
+        self.set_interval(1.0, self._tick)
         # The run starts once this screen is painted: its start-up (core.session, the
         # model's SDK, Chrome) loads in threads that would otherwise hold the GIL while the
         # first frame is drawn, and the person would look at a blank terminal meanwhile.
         self.call_after_refresh(self._start_run)
+
+    def _tick(self) -> None:
+        """The header's clock, every second; every ``COVERED_TICK`` seconds while a modal
+        (the approval, the hand-over, a question) covers this screen: Textual repaints the
+        whole modal for any change underneath, so a 1 s clock sent the terminal the whole
+        approval, its picture included (about 27 kB), every second while the person
+        decided."""
+        now = self.app_clock()
+        covered = self.app.screen is not self
+        if covered and self._ticked_at is not None and now - self._ticked_at < COVERED_TICK:
+            return
+        self._ticked_at = now
+        self.refresh_header()
 
     def _start_run(self) -> None:
         if self._worker is None and not self._aborting:

@@ -54,7 +54,6 @@ from core.events import (
 )
 from core.model.base import Model, ModelError
 from core.page import DialogInfo, Page, TargetExpectation
-from core.page.messages import first_line
 from core.policy import (
     Assessment,
     Finding,
@@ -66,7 +65,7 @@ from core.policy import (
     looks_like_credential_prompt,
 )
 from core.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
-from core.result import DENIED_BY_PERSON, ActionResult
+from core.result import DENIED_BY_PERSON, ActionResult, first_line
 from core.round_shots import SENSITIVE_ON_SCREEN, RoundShots
 from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
 from core.snapshot import Snapshot, SnapshotOptions, escape_page_text

@@ -132,3 +132,10 @@ class ActionResult:
         if self.notices:
             out["notices"] = list(self.notices)
         return out
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message, first line only (its type's name when it has none): what a
+    result, a log line or a notice quotes of it."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

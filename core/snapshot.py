@@ -57,6 +57,7 @@ from typing import Any, Literal, cast
 from core.browser import Browser, Tab
 from core.cdp import CDPError, CDPSession, SessionClosed
 from core.listeners import Handles, discover
+from core.result import first_line
 from core.targets import ChildTargets
 from core.world import (
     Affine,
@@ -417,7 +418,7 @@ class _Audits:
         except (CDPError, WorldError) as exc:
             # The walk that follows meets the same trouble and reports it; the digest must
             # not fail for the audit alone, and the stats say it did not run.
-            return f"failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            return f"failed: {first_line(exc)}"
 
     def stats(self) -> list[Any]:
         out: list[Any] = []
@@ -440,7 +441,7 @@ async def _discover(tab: Tab, timeout: float, out: list[Any]) -> None:
         scan = await discover(tab.session, handles, timeout=timeout)
         out.append(asdict(scan))
     except (CDPError, WorldError) as exc:
-        out.append(f"failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        out.append(f"failed: {first_line(exc)}")
 
 
 _HANDLES_KEY = "eyes.listener_handles"

@@ -32,6 +32,7 @@ import structlog
 
 from core.browser import Browser, Tab
 from core.cdp import JSON, CDPError, CDPSession
+from core.result import first_line
 
 log = structlog.get_logger("handrail.targets")
 
@@ -197,10 +198,5 @@ class ChildTargets:
         log.error("targets.child_refused", kind=child.kind, url=where, error=repr(exc))
         self._notices.append(
             f"a {child.kind.replace('_', ' ')} of the page ({where}) could not be made safe "
-            f"before it ran ({_first_line(exc)}); {outcome}. Its content is not available."
+            f"before it ran ({first_line(exc)}); {outcome}. Its content is not available."
         )
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

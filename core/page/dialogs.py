@@ -28,7 +28,8 @@ import structlog
 
 from core.browser import Tab
 from core.cdp import JSON, CDPError
-from core.page.messages import clip, first_line, with_article
+from core.page.messages import clip, with_article
+from core.result import first_line
 
 log = structlog.get_logger("handrail.page")
 

@@ -49,10 +49,9 @@ from core.page.context import Hands, Options
 from core.page.dialogs import DialogDecider, DialogInfo, Dialogs
 from core.page.downloads import Downloads
 from core.page.expect import TargetExpectation
-from core.page.messages import first_line
 from core.page.runner import active_tab, run_action
 from core.page.tabs import TabWatcher
-from core.result import ActionResult
+from core.result import ActionResult, first_line
 from core.snapshot import Snapshot, SnapshotOptions, take_snapshot
 
 log = structlog.get_logger("handrail.page")

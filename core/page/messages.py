@@ -17,11 +17,6 @@ def with_article(word: str) -> str:
     return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
 
 
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def strip_slash(url: str) -> str:
     return url.rstrip("/")
 

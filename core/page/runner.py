@@ -14,8 +14,8 @@ from core.browser import BrowserError, Tab
 from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
 from core.page.context import Ctx, Hands, Refused
 from core.page.dialogs import DialogRecord
-from core.page.messages import clip, first_line, with_article
-from core.result import ActionResult
+from core.page.messages import clip, with_article
+from core.result import ActionResult, first_line
 from core.world import StaleElement, UnknownIndex, WorldError
 
 log = structlog.get_logger("handrail.page")

@@ -55,6 +55,10 @@ machine: ``cd CHECKOUT && PYTHONPATH=$PWD .venv/bin/python bench/bench_actions.p
     2669d9c
     before   click 106.1/116.7 105.4/116.3
     after    click 102.1/109.7 100.5/112.1
+    2026-12-02 01:48 and 02:34-02:37 UTC, load 1.1-3.9 (no change to the hands since
+    95d7cfc; the two checkouts alternately)
+    95d7cfc  click 98.3/102.1  95.6/101.8  93.6/97.9
+    57197c1  click 93.1/96.3  96.0/100.2  94.3/99.8  96.8/102.2
 
 The frame rows (navigate to a page whose form is in a cross-site frame, click its field,
 press a key there; tests/site/frames/host.html with a frame from 127.0.0.2) show what a

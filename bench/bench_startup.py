@@ -107,16 +107,11 @@ terminal queries waited for), first frame at wall 1.09-1.12 / CPU 0.81-0.87 (~50
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
-import select
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import threading
 import time
 from collections.abc import Callable
@@ -127,6 +122,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fake_anthropic import FakeAnthropic, Recorded, tool_use_block  # noqa: E402
+from tests.pty_terminal import Terminal  # noqa: E402
 
 CLI = [sys.executable, "-m", "tui.cli"]
 TARGET = ROOT
@@ -266,10 +262,10 @@ def time_minimal_screen() -> float:
     in the same pseudo-terminal."""
     env = _env() | {"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
 
-    def stop(proc: subprocess.Popen[bytes], primary: int) -> None:
-        proc.terminate()
-        proc.wait(timeout=30)
-        os.close(primary)
+    def stop(term: Terminal) -> None:
+        term.proc.terminate()
+        term.proc.wait(timeout=30)
+        term.close()
 
     return _until_shown([sys.executable, "-c", MINIMAL_APP], env, stop, (b"bench: first screen",))
 
@@ -291,64 +287,40 @@ def time_sdk_import() -> float:
 def _until_shown(
     cmd: list[str],
     env: dict[str, str],
-    quit: Callable[[subprocess.Popen[bytes], int], None],
+    quit: Callable[[Terminal], None],
     marks: tuple[bytes, ...] = SCREEN_MARKS,
 ) -> float:
     """Seconds from spawning ``cmd`` in a 120x40 pseudo-terminal until all ``marks`` show."""
-    primary, secondary = pty.openpty()
-    # A real terminal's size: some widgets divide by it when they load.
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        cmd,
-        cwd=TARGET,
-        env=env,
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        start_new_session=True,
-    )
-    os.close(secondary)
-    seen = b""
+    term = Terminal(cmd, env, cwd=TARGET)
     shown_at: float | None = None
     try:
-        while shown_at is None and time.monotonic() - start < TIMEOUT_S:
-            ready, _, _ = select.select([primary], [], [], 1.0)
-            if not ready:
-                continue
-            try:
-                seen += os.read(primary, 65536)
-            except OSError:
+        while shown_at is None and time.monotonic() - term.started < TIMEOUT_S:
+            if not term.read_some(1.0):
                 break
-            if all(mark in seen for mark in marks):
+            if all(mark in term.seen for mark in marks):
                 shown_at = time.monotonic()
         if shown_at is None:
-            raise RuntimeError(f"the screen never showed; output ended {seen[-500:]!r}")
-        return shown_at - start
+            raise RuntimeError(f"the screen never showed; output ended {term.seen[-500:]!r}")
+        return shown_at - term.started
     finally:
-        quit(proc, primary)
+        quit(term)
 
 
-def _quit(proc: subprocess.Popen[bytes], primary: int) -> None:
+def _quit(term: Terminal) -> None:
     """Press q (and confirm) until the app leaves; drain the terminal meanwhile."""
     deadline = time.monotonic() + TIMEOUT_S
-    while proc.poll() is None and time.monotonic() < deadline:
+    while term.proc.poll() is None and time.monotonic() < deadline:
         try:
-            os.write(primary, b"q")
-            ready, _, _ = select.select([primary], [], [], 0.5)
-            if ready:
-                os.read(primary, 65536)
+            term.write(b"q")
+            term.read_some(0.5)
+            if term.proc.poll() is None:
+                term.write(b"y")
         except OSError:
             break
-        if proc.poll() is None:
-            try:
-                os.write(primary, b"y")
-            except OSError:
-                break
-    if proc.poll() is None:
-        proc.terminate()
-    proc.wait(timeout=30)
-    os.close(primary)
+    if term.proc.poll() is None:
+        term.proc.terminate()
+    term.proc.wait(timeout=30)
+    term.close()
 
 
 MEASURES = {

@@ -4,6 +4,8 @@ the modal with half-blocks where the terminal has no graphics (as here: no tty).
 from __future__ import annotations
 
 import io
+import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from core.screenshot_mask import register
 from core.secrets import Secret, Secrets
 from core.target_view import crop_target
 from tests.helpers import load, page_eval
+from tests.pty_terminal import Terminal
 from tests.site_server import FixtureSite
 from tui import observatory
 from tui.approval import ApprovalScreen
@@ -169,38 +172,12 @@ asyncio.run(main())
 
 def test_a_terminal_that_reports_no_size_still_gets_the_picture_in_half_blocks() -> None:
     """A pseudo-terminal nobody sized says 0x0; textual-image divides by that at import."""
-    import fcntl
-    import os
-    import pty
-    import select
-    import struct
-    import subprocess
-    import sys
-    import termios
-
-    primary, secondary = pty.openpty()
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 0, 0, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _UNSIZED_TERMINAL_SCRIPT],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        cwd=Path(__file__).resolve().parent.parent,
-    )
-    os.close(secondary)
-    out = b""
-    while True:  # until the child closes the terminal (it exits)
-        ready, _, _ = select.select([primary], [], [], 120)
-        if not ready:
-            break
-        try:
-            chunk = os.read(primary, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(primary)
-    assert proc.wait(timeout=60) == 0, out.decode(errors="replace")[-2000:]
+    term = Terminal([sys.executable, "-c", _UNSIZED_TERMINAL_SCRIPT], dict(os.environ), size=(0, 0))
+    try:
+        out = term.read_to_end(timeout=120)  # until the child closes the terminal (it exits)
+        code = term.proc.wait(timeout=60)
+    finally:
+        term.close()
+    assert code == 0, out.decode(errors="replace")[-2000:]
     cells = out.decode(errors="replace").split("CELLS", 1)[-1]
     assert "▀" in cells or "▄" in cells, out.decode(errors="replace")[-2000:]

@@ -3,21 +3,13 @@ writing a single question to the terminal (whose answer Textual would read as ke
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import select
-import struct
-import subprocess
 import sys
-import termios
-from pathlib import Path
 
 import pytest
 
+from tests.pty_terminal import Terminal
 from tui.graphics import choose
-
-ROOT = Path(__file__).resolve().parent.parent
 
 _PROBE = """
 from tui import graphics
@@ -33,34 +25,12 @@ QUESTIONS = (b"\x1b[c", b"\x1b[16t", b"\x1b_G")
 
 def _in_a_terminal(env: dict[str, str]) -> bytes:
     """Everything the probe writes to a 24x80 pseudo-terminal that never answers."""
-    primary, secondary = pty.openpty()
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _PROBE],
-        cwd=ROOT,
-        env=dict(os.environ) | env,
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        start_new_session=True,
-    )
-    os.close(secondary)
-    seen = b""
+    term = Terminal([sys.executable, "-c", _PROBE], dict(os.environ) | env, size=(24, 80))
     try:
-        while True:
-            ready, _, _ = select.select([primary], [], [], 60)
-            if not ready:
-                break
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # the probe ended and closed its side
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = term.read_to_end(timeout=60)
+        term.proc.wait(timeout=60)
     finally:
-        proc.wait(timeout=60)
-        os.close(primary)
+        term.close()
     return seen
 
 

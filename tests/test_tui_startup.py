@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 from tests.fake_anthropic import FakeAnthropic
-from tests.test_tui_summary import ANSI, LIBRARY_TASK, Terminal, run_library_task
+from tests.pty_terminal import ANSI, Terminal
+from tests.test_tui_summary import LIBRARY_TASK, quit_after_success, run_library_task
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,10 +97,10 @@ def test_help_asked_for_on_the_first_frame_shows_and_the_run_follows_it(tmp_path
     )
     try:
         term.read_until("starting Chrome…".encode(), timeout=60)
-        os.write(term.fd, b"?")  # while the rest of the observatory loads
+        term.write(b"?")  # while the rest of the observatory loads
         term.read_until(b"Everywhere", timeout=60)  # the help screen's app-wide keys
-        os.write(term.fd, b"\x1b")
-        code = term.quit_after_success()
+        term.write(b"\x1b")
+        code = quit_after_success(term)
     finally:
         term.close()
     assert code == 0

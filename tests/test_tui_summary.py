@@ -3,84 +3,20 @@ prints what the run came to."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import re
-import select
-import struct
-import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]|\r")
-
-
-class Terminal:
-    """A child process on a pseudo-terminal: read what it shows, type keys."""
-
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self.fd, child = pty.openpty()
-        # A real terminal's size (a 0x0 pty is not one a person has).
-        fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        self.proc = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdin=child, stdout=child, stderr=child, start_new_session=True
-        )
-        os.close(child)
-        self.seen = b""
-
-    def read_until(self, wanted: bytes, timeout: float) -> bytes:
-        """Everything shown so far, once ``wanted`` is in it (else AssertionError)."""
-        deadline = time.monotonic() + timeout
-        while wanted not in ANSI.sub(b"", self.seen):
-            left = deadline - time.monotonic()
-            assert left > 0, f"{wanted!r} never shown; the screen ended {self.seen[-800:]!r}"
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if ready and not self._read():
-                break
-        assert wanted in ANSI.sub(b"", self.seen), self.seen[-800:]
-        return self.seen
-
-    def _read(self) -> bool:
-        try:
-            chunk = os.read(self.fd, 65536)
-        except OSError:
-            return False
-        self.seen += chunk
-        return bool(chunk)
-
-    def wait(self, timeout: float) -> int:
-        """Read until the child exits; its exit code."""
-        deadline = time.monotonic() + timeout
-        while self.proc.poll() is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.fd], [], [], 0.2)
-            if ready:
-                self._read()
-        while self._drain():
-            pass
-        return self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-
-    def quit_after_success(self) -> int:
-        """Wait for the run to finish with success, press q; the exit code."""
-        self.read_until(b"Run finished: success", timeout=120)
-        os.write(self.fd, b"q")
-        return self.wait(timeout=60)
-
-    def _drain(self) -> bool:
-        ready, _, _ = select.select([self.fd], [], [], 0)
-        return bool(ready) and self._read()
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
-        os.close(self.fd)
-
+from tests.pty_terminal import ANSI, ROOT, Terminal
 
 LIBRARY_TASK = "say when the library opens"
+
+
+def quit_after_success(term: Terminal) -> int:
+    """Wait for the run in ``term`` to finish with success, press q; the exit code."""
+    term.read_until(b"Run finished: success", timeout=120)
+    term.write(b"q")
+    return term.wait(timeout=60)
 
 
 def run_library_task(tmp_path: Path) -> Terminal:
@@ -114,7 +50,7 @@ def run_library_task(tmp_path: Path) -> Terminal:
         env,
     )
     try:
-        code = term.quit_after_success()
+        code = quit_after_success(term)
     finally:
         term.close()
     assert code == 0

@@ -635,7 +635,7 @@ async def find_closed_roots(
         )
         contexts = list(worlds.values())
         # No shadow root at all (the common page): nothing for our worlds to count.
-        reached = await _reached(session, contexts, timeout) if counted else 0
+        reached = await _reached(session, contexts, counted, timeout) if counted else 0
         pierced = counted != reached
         adopted = await _adopt_from_tree(tab, session, worlds, timeout) if pierced else 0
     finally:
@@ -674,14 +674,15 @@ async def _count_shadow_tops(session: CDPSession, timeout: float) -> int:
     return int(found["resultCount"])
 
 
-async def _reached(session: CDPSession, contexts: list[int], timeout: float) -> int:
+async def _reached(session: CDPSession, contexts: list[int], counted: int, timeout: float) -> int:
+    """What our worlds on ``session`` reach of what CDP ``counted``."""
     total = 0
     for ctx in contexts:
         try:
             result = await session.send(
                 "Runtime.evaluate",
                 {
-                    "expression": "globalThis.__handrail.reach()",
+                    "expression": f"globalThis.__handrail.reach({int(counted)})",
                     "contextId": ctx,
                     "returnByValue": True,
                 },

@@ -204,3 +204,15 @@ async def test_an_approval_outlines_its_target_while_it_waits(
     edge = screen.crop((box["left"] - 6, box["top"] - 6, box["left"], box["bottom"]))
     assert any(near(c, OUTLINE) for _, c in edge.getcolors(maxcolors=1 << 16) or [])
     assert await page_eval(tab, "window.clicks") == 1
+
+
+async def test_a_closed_root_of_the_page_beside_the_marks_is_still_found(
+    badge: Badge, hands: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # The count takes a shadow-root count made of our marks alone as nothing to look for;
+    # a root of the page's own beside them must still make it look.
+    await open_page(hands, site, "/closed/roots.html?case=light-child")
+    assert await badge.pending((10, 10, 100, 40))
+    snapshot, _ = await hands.observe()
+    assert [f.name for f in snapshot.signals.password_fields] == ["Password"], snapshot.text
+    assert [a["pierced"] for a in snapshot.stats["roots"]] == [True]

@@ -158,9 +158,14 @@ function adoptRoots(...pairs) {
 // excluded): a difference means a root is hidden from us. Any element in a root lies under
 // one of its top-level elements, so a closed root that holds anything to act on shows.
 // The TreeWalker is the only way to find open roots (about 10 ms per 40,000 elements);
-// core/world.py skips this call when CDP counts no shadow element at all.
-function reach() {
+// core/world.py skips this call when CDP counts no shadow element at all, and when all it
+// counted (`counted`) are our marks' (a driven tab's badge), no page has a root to find.
+function reach(counted) {
   let n = marksCount(document);
+  if (n > 0 && n === counted) {
+    knownRoots = [];
+    return n;
+  }
   const roots = [];
   const trees = [document];
   while (trees.length) {

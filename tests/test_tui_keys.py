@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,8 @@ from tui.timeline import RoundTimeline
 SIZES = [(80, 24), (120, 40)]
 
 
-def live_app(driver: Any, tmp_path: Path) -> HandrailApp:
-    return HandrailApp(driver, config_dir=tmp_path, clock=still_clock, persist_theme=False)
+def live_app(driver: Any, tmp_path: Path, clock: Callable[[], float] = still_clock) -> HandrailApp:
+    return HandrailApp(driver, config_dir=tmp_path, clock=clock, persist_theme=False)
 
 
 def holding_driver() -> UiTestDriver:
@@ -382,7 +383,7 @@ async def test_under_the_approval_the_header_clock_moves_every_15_seconds(
     # for any change beneath it, so the clock moves every 15 s there, not every second.
     now = [1000.0]
     driver = UiTestDriver()
-    app = HandrailApp(driver, config_dir=tmp_path, clock=lambda: now[0], persist_theme=False)
+    app = live_app(driver, tmp_path, clock=lambda: now[0])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: driver.waiting == "approval")
         screen = app.run_screen
@@ -403,7 +404,7 @@ async def test_with_nothing_over_the_run_the_header_clock_moves_every_second(
 ) -> None:
     now = [1000.0]
     driver = holding_driver()
-    app = HandrailApp(driver, config_dir=tmp_path, clock=lambda: now[0], persist_theme=False)
+    app = live_app(driver, tmp_path, clock=lambda: now[0])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: driver.waiting == "hold")
         screen = app.run_screen

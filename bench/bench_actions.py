@@ -12,7 +12,7 @@ The last three rows are actions on a page whose form is in an out-of-process fra
 a loaded CI machine (the loops are stopped when the bench ends).
 
 "click: settle window" is the part of each timed click spent in the settle's page-clock
-wait (core/page/settle.py ``page_clock``: the page's timers due within 80 ms of the end of
+wait (core/hands/settle.py ``page_clock``: the page's timers due within 80 ms of the end of
 the release, then the motion the click started): the floor an idle click cannot go under
 while that window holds.
 
@@ -62,7 +62,7 @@ machine: ``cd CHECKOUT && PYTHONPATH=$PWD .venv/bin/python bench/bench_actions.p
 
 The frame rows (navigate to a page whose form is in a cross-site frame, click its field,
 press a key there; tests/site/frames/host.html with a frame from 127.0.0.2) show what a
-request counted in flight for ever cost before (core/page/tabs.py): 2026-12-02 00:07-00:10
+request counted in flight for ever cost before (core/hands/tab_watch.py): 2026-12-02 00:07-00:10
 UTC, 10 runs each, 47b0c62 against 2669d9c: navigate 5,275 ms against 666, click 1,644
 against 134, key 1,608 against 103 (medians).
 
@@ -97,11 +97,11 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.browser import Browser, LaunchOptions
-from core.page import Page
+from core.browser.browser import Browser, LaunchOptions
+from core.eyes.snapshot import Snapshot, follow_frames
+from core.hands import Page
 from core.result import ActionResult
-from core.snapshot import Snapshot, follow_frames
-from tests.site_server import FixtureSite
+from tests.helpers.site_server import FixtureSite
 
 
 def _index(snapshot: Snapshot, name: str) -> int:
@@ -125,7 +125,7 @@ async def _time(reps: int, action: Callable[[], Awaitable[ActionResult]]) -> lis
 @contextlib.contextmanager
 def _settle_windows(into: list[float]) -> Iterator[None]:
     """Record the duration of every settle page-clock wait while the block runs."""
-    from core.page import settle  # the hands' internals, for this figure only
+    from core.hands import settle  # the hands' internals, for this figure only
 
     original = settle.page_clock
 
@@ -147,7 +147,7 @@ async def _press_check(page: Page, reps: int) -> list[float]:
     """What the press-time check adds to a click: the hit test after the pointer moved (a
     frame and a task of the page) and the read-back of the press target, as two calls into
     our world. Measured without pressing (the read-back then finds no press)."""
-    from core.page.context import Ctx, js  # the hands' internals, for this figure only
+    from core.hands.ctx import Ctx, js  # the hands' internals, for this figure only
 
     snapshot, _ = await page.observe()
     index = _index(snapshot, "Add one")

@@ -104,10 +104,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.browser import Browser, LaunchOptions, Tab  # noqa: E402
-from core.page import Page  # noqa: E402
-from core.snapshot import SnapshotOptions, follow_frames, take_snapshot  # noqa: E402
-from core.world import world_call  # noqa: E402
+from core.browser.browser import Browser, LaunchOptions, Tab  # noqa: E402
+from core.eyes.snapshot import SnapshotOptions, follow_frames, take_snapshot  # noqa: E402
+from core.hands import Page  # noqa: E402
+from core.world.world import world_call  # noqa: E402
 
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 PW_ARGS = [
@@ -230,7 +230,7 @@ async def bench_handrail(
         LaunchOptions(executable=CHROME, profile_dir=profile, headless=True)
     )
     try:
-        await follow_frames(browser)  # as a run does (core/session.py)
+        await follow_frames(browser)  # as a run does (core/run/session.py)
         tab = await browser.new_tab()
         await load(tab, url)
         # The renderer is still busy painting a big page after its load event; wait for it
@@ -274,7 +274,7 @@ async def bench_handrail(
 
 
 async def bench_navigated(url: str) -> dict[str, float]:
-    """The first observation of a page as a run makes it: after core.page's ``navigate``
+    """The first observation of a page as a run makes it: after core.hands's ``navigate``
     action (whose settle waits for the load, then for half a second without requests),
     ``Page.observe()``, in a browser of its own. Also what the digest's walk took."""
     profile = Path(tempfile.mkdtemp(prefix="handrail-bench-"))
@@ -283,7 +283,7 @@ async def bench_navigated(url: str) -> dict[str, float]:
     )
     page = Page(browser)
     try:
-        await follow_frames(browser)  # as a run does (core/session.py)
+        await follow_frames(browser)  # as a run does (core/run/session.py)
         went = await page.navigate(url)
         if not went.ok:
             raise SystemExit(f"could not open {url}: {went.message}")

@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python bench/bench_guard.py [--subresources 200] [--repeat 7] [--mask-rows N]``
 
 The strict browser is launched as the session launches it (WebRTC held to proxied TCP,
-a refusing proxy for other hosts: core/browser.py ``direct_hosts``).
+a refusing proxy for other hosts: core/browser/browser.py ``direct_hosts``).
 
 A loopback server serves one page that loads N distinct images (tiny, same host, no
 cache). For each mode a fresh headless Chromium with a guard allowing the server's host
@@ -11,7 +11,7 @@ loads the page ``repeat`` times; the figure is the median time from ``Page.navig
 the load event (all N images done). The per-request overhead is
 ``(strict - documents) / N``; ``none`` (no guard at all) is shown for reference.
 
-``--mask-rows N`` also times a masked screenshot (core/screenshot_mask.py, one secret
+``--mask-rows N`` also times a masked screenshot (core/hands/screenshot_mask.py, one secret
 configured) against a plain one, on a page of N table rows (three cells of text each), 20
 images and the secret shown once: the median of ``repeat`` captures each.
 """
@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts  # noqa: E402
-from core.browser import Browser, LaunchOptions  # noqa: E402
-from core.screenshot_mask import capture_masked, register  # noqa: E402
+from core.browser.browser import Browser, LaunchOptions  # noqa: E402
+from core.guard.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts  # noqa: E402
+from core.hands.screenshot_mask import capture_masked, register  # noqa: E402
 from core.secrets import Secret, Secrets  # noqa: E402
 
 SECRET = "k9Tq2Wv7Lp4Xz8Rm"

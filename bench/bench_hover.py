@@ -5,7 +5,7 @@ A hover finds what appeared by listing the elements shown before the move and af
 at most 20,000 elements). This bench times that walk on a table of N rows (each row a link,
 a button, an input and text: 7 elements) with a CSS hover menu above it, and the whole
 hover action as the agent calls it, whose floor is the 0.5 s the page's clock runs past the
-move (``core.page.hover.HOVER_QUIET``), next to a click on the same element.
+move (``core.hands.hover.HOVER_QUIET``), next to a click on the same element.
 
     .venv/bin/python bench/bench_hover.py [--rows 100 5000] [--reps 9]
 """
@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_digest import CHROME, serve, table_page
-from core.browser import Browser, LaunchOptions
-from core.page import Page
-from core.page.context import Ctx, js
+from core.browser.browser import Browser, LaunchOptions
+from core.hands import Page
+from core.hands.ctx import Ctx, js
 
 MENU = (
     "<style>#m ul{display:none}#m:hover ul{display:block}</style>"

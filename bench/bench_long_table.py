@@ -4,7 +4,7 @@ hands take before and after every action.
 Run: ``.venv/bin/python bench/bench_long_table.py [--rows 5000] [--repeat 5]``
 
 The page is bench_digest.py's table (a link, a button, an input and text per row). After a
-first digest at the top (as a run makes one), the bench times ``core.snapshot.probe`` there,
+first digest at the top (as a run makes one), the bench times ``core.eyes.snapshot.probe`` there,
 then scrolls to the middle row and times the digest there (median of ``--repeat``, with the
 walk's own time and the number of nodes it visited).
 
@@ -32,9 +32,9 @@ for path in (ROOT, ROOT / "bench"):
 
 from bench_digest import CHROME, load, serve, table_page  # noqa: E402
 
-from core.browser import Browser, LaunchOptions  # noqa: E402
-from core.snapshot import follow_frames, probe, take_snapshot  # noqa: E402
-from core.world import world_eval  # noqa: E402
+from core.browser.browser import Browser, LaunchOptions  # noqa: E402
+from core.eyes.snapshot import follow_frames, probe, take_snapshot  # noqa: E402
+from core.world.world import world_eval  # noqa: E402
 
 
 async def measure(rows: int, repeat: int) -> None:

@@ -46,10 +46,10 @@ for path in (ROOT, ROOT / "bench"):
 import bench_digest  # noqa: E402
 
 from core import cdp  # noqa: E402
-from core.browser import Browser, LaunchOptions, Tab  # noqa: E402
-from core.page import Page  # noqa: E402
-from core.world import SHADOW_TOP_QUERY  # noqa: E402
-from tests.site_server import FixtureSite  # noqa: E402
+from core.browser.browser import Browser, LaunchOptions, Tab  # noqa: E402
+from core.hands import Page  # noqa: E402
+from core.world.world import SHADOW_TOP_QUERY  # noqa: E402
+from tests.helpers.site_server import FixtureSite  # noqa: E402
 
 
 def _far_queries() -> list[str]:

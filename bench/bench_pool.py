@@ -41,7 +41,7 @@ from core.cdp import CDPConnection  # noqa: E402
 from core.pool import pool  # noqa: E402
 from core.pool.pool import PoolRun  # noqa: E402
 from core.pool.state import PoolState  # noqa: E402
-from tests.site_server import FixtureSite  # noqa: E402
+from tests.helpers.site_server import FixtureSite  # noqa: E402
 
 NAME = "bench"
 
@@ -145,7 +145,7 @@ FLEET_ROUNDS = 4
 
 
 async def _one_run(site: FixtureSite, plan: Path, logs: Path, n: int) -> float:
-    from core.session import RunSettings, run_session
+    from core.run.session import RunSettings, run_session
     from tui.console import ConsoleSupervisor
 
     settings = RunSettings(

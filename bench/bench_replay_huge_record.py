@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REPLAY_CHILD = """
 import asyncio, json, resource, sys, time
 from pathlib import Path
-from tui.replay import ReplayApp
+from tui.screens.replay import ReplayApp
 
 async def main():
     started = time.perf_counter()
@@ -66,7 +66,7 @@ print(json.dumps({"seconds": elapsed, "peak_mb": rss, "status": getattr(report, 
 BASELINE_CHILD = """
 import json, resource
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-import tui.replay, core.audit
+import tui.screens.replay, core.audit
 print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -75,7 +75,8 @@ def generate(path: Path, reply_bytes: int, rounds: int, huge_rounds: int = 1) ->
     from core.actions import Action
     from core.audit import AuditRecorder, AuditWriter
     from core.audit.records import ApprovalRecord
-    from core.events import (
+    from core.result import ActionResult
+    from core.run.events import (
         ActionDone,
         ActionIntent,
         ActionParsed,
@@ -85,7 +86,6 @@ def generate(path: Path, reply_bytes: int, rounds: int, huge_rounds: int = 1) ->
         RunFinished,
         RunStarted,
     )
-    from core.result import ActionResult
 
     words = [
         "the",

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.audit import line_hash  # noqa: E402
-from tui.replay import ReplayApp  # noqa: E402
+from tui.screens.replay import ReplayApp  # noqa: E402
 
 DIGEST_LINE = "[{i}]<a href=/item/{i}>Item number {i} with a fairly long accessible name</a>"
 

@@ -41,16 +41,16 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_digest import CHROME, load, serve, table_page  # noqa: E402
-from core.browser import Browser, LaunchOptions  # noqa: E402
+from core.browser.browser import Browser, LaunchOptions  # noqa: E402
 from core.demo import start_demo_site  # noqa: E402
-from core.envelope import wrap  # noqa: E402
+from core.eyes.snapshot import take_snapshot  # noqa: E402
+from core.model.envelope import wrap  # noqa: E402
 from core.rerun import Rebase, find_target, read_digest, recorded_entry  # noqa: E402
-from core.rerun.session import NO_MODEL, Rerun, run_rerun  # noqa: E402
-from core.session import run_session  # noqa: E402
-from core.snapshot import take_snapshot  # noqa: E402
-from tui.cli import build_parser  # noqa: E402
+from core.rerun.rerun import NO_MODEL, Rerun, run_rerun  # noqa: E402
+from core.run.session import run_session  # noqa: E402
+from tui.cli.demo import demo_settings  # noqa: E402
+from tui.cli.main import build_parser  # noqa: E402
 from tui.console import ConsoleSupervisor  # noqa: E402
-from tui.demo import demo_settings  # noqa: E402
 
 
 async def demo_pair(work: Path) -> tuple[float, float, int, int, int]:

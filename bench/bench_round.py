@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.events import (
+from core.run.events import (
     ActionDone,
     ApprovalDecision,
     ApprovalRequest,
@@ -37,7 +37,7 @@ from core.events import (
     Observed,
     RoundStarted,
 )
-from core.session import RunSettings, run_session
+from core.run.session import RunSettings, run_session
 
 
 class Quiet(SimpleHTTPRequestHandler):

@@ -4,13 +4,13 @@ Three figures, each the median of several runs (``--runs``, default 5):
 
 - ``help``: ``handrail --help`` until the process exits.
 - ``first request``: ``handrail run --no-tui --headless`` against the fake Anthropic
-  Messages server (tests/fake_anthropic.py) until its first ``POST /v1/messages`` arrives:
+  Messages server (tests/helpers/fake_anthropic.py) until its first ``POST /v1/messages`` arrives:
   imports, configuration checks, Chrome's launch and the first page state are all in it.
 - ``first screen``: ``handrail run`` with the observatory, in a pseudo-terminal, until
   the screen shows what its first frame holds (``SCREEN_MARKS``): the task, the model
   ("scripted plan: plan.jsonl") and "starting Chrome…" in the header, and Quit in the
   footer. Since 2026-12-01 20:00 that first frame is the observatory's shell
-  (tui/shell.py); the timeline and panes follow it within ~0.1-0.2 s. (Before, the mark
+  (tui/widgets/shell.py); the timeline and panes follow it within ~0.1-0.2 s. (Before, the mark
   was the panes' "waiting for the first round", on the first frame then.)
 
     .venv/bin/python bench/bench_startup.py [--runs N] [--only help|request|screen|sdk|textual]
@@ -78,24 +78,24 @@ change, load ~3; the floor's app has imported textual at CPU 0.31-0.34 s and pai
 0.35-0.39 s):
 
     python up                                 cpu 0.04-0.05
-    tui.cli imported                          cpu 0.13-0.16  (asyncio, which textual needs too)
+    tui.cli.main imported                          cpu 0.13-0.16  (asyncio, which textual needs too)
     App.run                                   cpu 0.41-0.52
     shell painted                             cpu 0.50-0.66
     run screen imported, built and pushed     cpu 0.58-0.75
 
 - Before ``App.run``: textual (as the floor), then ~0.05 s of our imports (the argument
   parser's modules, the shell: app, observatory, shell, header, footer, labels, themes,
-  config; core.model.spec and core.phases for the header's model label and first phase;
+  config; core.model.spec and core.run.phases for the header's model label and first phase;
   ``python -X importtime`` lists them), ~0.02 s building argparse's tree, ~0.01 s the
   app's themes and config.
 - ``App.run`` to the shell painted: ~0.06-0.09 s (the floor's: ~0.04-0.05): the stylesheet
   (App, observatory.tcss, header, one-line keys), compose, the first render. Textual's own
   footer (a widget per key) cost ~0.045 s more here, so the shell draws its keys as one
-  line (``tui.footer.KeysLine``).
-- No longer before the first frame: ``tui.run_screen`` and everything it imports
-  (rounds, panes, timeline, approval, hand-over, ``core.events``; imported after the shell
-  is painted), textual-image and PIL (never asked the terminal now, see tui/graphics.py;
-  loaded with the first picture), ``core.session`` and the model SDKs (the run's worker,
+  line (``tui.widgets.footer.KeysLine``).
+- No longer before the first frame: ``tui.screens.run_screen`` and everything it imports
+  (rounds, panes, timeline, approval, hand-over, ``core.run.events``; imported after the shell
+  is painted), textual-image and PIL (never asked the terminal now, see tui/widgets/graphics.py;
+  loaded with the first picture), ``core.run.session`` and the model SDKs (the run's worker,
   after the run screen is painted), pygments (with the first round's JSON).
 
 Earlier (17:34 UTC, load 2.9-3.8), with the panes as the mark: main 1.29 s; with the run's
@@ -121,10 +121,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fake_anthropic import FakeAnthropic, Recorded, tool_use_block  # noqa: E402
-from tests.pty_terminal import Terminal  # noqa: E402
+from tests.helpers.fake_anthropic import FakeAnthropic, Recorded, tool_use_block  # noqa: E402
+from tests.helpers.pty_terminal import Terminal  # noqa: E402
 
-CLI = [sys.executable, "-m", "tui.cli"]
+CLI = [sys.executable, "-m", "tui.cli.main"]
 TARGET = ROOT
 """The checkout whose handrail is measured (``--root``: compare with another one)."""
 PYCACHE: Path | None = None
@@ -137,7 +137,7 @@ SCREEN_MARKS = (
     b"Quit",
 )
 """What the first screen a person sees holds: the task, the model and the state in the
-header, and Quit in the footer (one frame: the shell, tui/shell.py)."""
+header, and Quit in the footer (one frame: the shell, tui/widgets/shell.py)."""
 TIMEOUT_S = 120.0
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # Types only: importing anthropic.types costs about two seconds at start-up, which
-    # every consumer of core.events (replay, verify) would otherwise pay.
+    # every consumer of core.run.events (replay, verify) would otherwise pay.
     from anthropic.types import ToolParam, ToolResultBlockParam
 
 

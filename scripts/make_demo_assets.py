@@ -32,11 +32,11 @@ from core.audit import key_from_file, read_log, verify  # noqa: E402
 from core.audit.key import DATA_DIR_ENV, KEY_FILE  # noqa: E402
 from core.demo import DEMO_TASK, start_demo_site  # noqa: E402
 from core.demo.plan import write_demo_plan  # noqa: E402
-from core.events import EventSink, RunFinished, Supervisor  # noqa: E402
-from core.session import RunSettings, prepare, run_session  # noqa: E402
+from core.run.events import EventSink, RunFinished, Supervisor  # noqa: E402
+from core.run.session import RunSettings, prepare, run_session  # noqa: E402
 from tui.app import HandrailApp  # noqa: E402
-from tui.approval import ApprovalScreen  # noqa: E402
-from tui.human_pause import HumanPauseScreen  # noqa: E402
+from tui.screens.approval import ApprovalScreen  # noqa: E402
+from tui.screens.human_pause import HumanPauseScreen  # noqa: E402
 
 SCREENSHOT_AT_APPROVAL = 14  # the seat map: a busy, telling moment
 SIZE = (150, 44)

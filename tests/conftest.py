@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from core.audit.key import DATA_DIR_ENV
-from core.browser import Browser, LaunchOptions, find_chrome
-from tests.fake_anthropic import FakeAnthropic
-from tests.site_server import SITE_ROOT, FixtureSite
+from core.browser.browser import Browser, LaunchOptions, find_chrome
+from tests.helpers.fake_anthropic import FakeAnthropic
+from tests.helpers.site_server import SITE_ROOT, FixtureSite
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -4,8 +4,8 @@
 nothing of settings, browsers or models, so tests can drive it with any coroutine that
 emits events and calls the supervisor.
 
-Start-up order: the first frame is :class:`tui.shell.ShellScreen` (header and footer),
-painted before the rest of the observatory is even imported; then ``tui.run_screen``
+Start-up order: the first frame is :class:`tui.widgets.shell.ShellScreen` (header and footer),
+painted before the rest of the observatory is even imported; then ``tui.screens.run_screen``
 (rounds, panes, timeline, approval...) is imported and its screen shown over the shell,
 and that screen starts the run once it is painted in turn.
 """
@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 
 from tui.exit_codes import EXIT_INTERRUPTED
-from tui.header import HeaderFacts
 from tui.observatory import ObservatoryApp
-from tui.shell import ShellScreen
+from tui.widgets.header import HeaderFacts
+from tui.widgets.shell import ShellScreen
 
 if TYPE_CHECKING:
-    from tui.run_screen import RunFactory, RunScreen
+    from tui.screens.run_screen import RunFactory, RunScreen
 
 
 class HandrailApp(ObservatoryApp):
@@ -51,7 +51,7 @@ class HandrailApp(ObservatoryApp):
         worker once the run screen is painted. ``exit_on_finish``: leave as soon as the run
         ends instead of waiting for ``q``. ``task``, ``model``: shown in the header from the
         first frame, until the run says its own. ``phase``: the header's state until the
-        run reports one (``starting Chrome…``, see ``core.phases``). ``headless_cause``: why
+        run reports one (``starting Chrome…``, see ``core.run.phases``). ``headless_cause``: why
         the browser is headless though the person did not ask (no display): said at start
         and on the hand-over screen. Other arguments: see ``ObservatoryApp``."""
         super().__init__(
@@ -94,7 +94,7 @@ class HandrailApp(ObservatoryApp):
     def _load_observatory(self) -> None:
         if self._leaving:
             return
-        from tui.run_screen import RunScreen
+        from tui.screens.run_screen import RunScreen
 
         self._loaded = RunScreen(
             self._run_factory,
@@ -119,7 +119,7 @@ class HandrailApp(ObservatoryApp):
         return self.run_screen.exit_code if self.run_screen is not None else None
 
     def show_phase(self, text: str) -> None:
-        """A ``core.session.PhaseSink``: ``starting Chrome…`` and the like, in the header."""
+        """A ``core.run.session.PhaseSink``: ``starting Chrome…`` and the like, in the header."""
         if self.run_screen is not None:
             self.run_screen.phase_sink(text)
 
@@ -133,7 +133,7 @@ class HandrailApp(ObservatoryApp):
         if not screen.running:
             screen.leave_when_closed()
             return
-        from tui.confirm import ConfirmScreen  # loaded with the run screen already
+        from tui.screens.confirm import ConfirmScreen  # loaded with the run screen already
 
         if isinstance(self.screen, ConfirmScreen):
             return

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from core.events import (
+from core.run.events import (
     ActionDone,
     ActionParsed,
     ApprovalDecision,

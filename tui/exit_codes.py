@@ -1,6 +1,6 @@
 """handrail's exit codes, defined once (``handrail run --help`` and the README list them).
 
-0 and 1 for a finished run come from the run itself (``core.events.RunFinished.exit_code``).
+0 and 1 for a finished run come from the run itself (``core.run.events.RunFinished.exit_code``).
 """
 
 from __future__ import annotations

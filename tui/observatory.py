@@ -27,7 +27,7 @@ from tui.themes import (
 )
 
 if TYPE_CHECKING:
-    from tui.help_screen import HelpSection
+    from tui.screens.help_screen import HelpSection
 
 PaletteCommand = tuple[str, str, Callable[[], object]]
 
@@ -41,7 +41,7 @@ class ObservatoryApp(App[int]):
     LEAVES_ON_TERMINATION: ClassVar[bool] = False
     """Read-only apps (replay, the pool watch): a polite kill (SIGTERM) or a closed terminal
     (SIGHUP) leaves as q does, with exit code 130. A live run keeps the process-wide handler
-    (tui.cli.main), which aborts the run and closes its log first."""
+    (tui.cli.main.main), which aborts the run and closes its log first."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
@@ -133,7 +133,7 @@ class ObservatoryApp(App[int]):
     # --- commands ------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from tui.help_screen import HelpScreen  # not on the way to the first frame
+        from tui.screens.help_screen import HelpScreen  # not on the way to the first frame
 
         if isinstance(self.screen, HelpScreen):
             return

@@ -14,7 +14,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from core.audit.records import ApprovalRecord, RoundRecord
-from core.events import (
+from core.model.base import RecordedView
+from core.run.events import (
     ActionDone,
     ActionIntent,
     ActionParsed,
@@ -30,7 +31,6 @@ from core.events import (
     RunStarted,
     RunState,
 )
-from core.model.base import RecordedView
 from tui.labels import STATE_LABELS
 
 Phase = Literal["observing", "thinking", "awaiting_approval", "acting", "paused", "done"]

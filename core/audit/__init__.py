@@ -3,7 +3,7 @@
 One job per module: :mod:`~core.audit.key` (the installation's key), :mod:`~core.audit.chain`
 (the bytes of a sealed, chained line), :mod:`~core.audit.writer` (durable appends),
 :mod:`~core.audit.records` (typed records shared by the recorder and replay),
-:mod:`~core.audit.recorder` (agent events to records), :mod:`~core.audit.reader` (whole-log
+:mod:`~core.run.recorder` (agent events to records), :mod:`~core.audit.reader` (whole-log
 and indexed reading) and :mod:`~core.audit.verify`. Record shapes are the contract in
 docs/architecture.md ("Audit log").
 """
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
         key_from_file,
     )
     from core.audit.reader import LogIndex, LogProblem, LogRead, read_log
-    from core.audit.recorder import AuditRecorder
     from core.audit.records import ApprovalRecord, RoundEntry, rounds_of
     from core.audit.verify import VerifyReport, verify
     from core.audit.writer import SCHEMA, AuditError, AuditLockedError, AuditWriter
+    from core.run.recorder import AuditRecorder
     from core.secrets import REDACTED
 
 __all__ = [
@@ -63,7 +63,7 @@ _HOME = {
     "LogProblem": "core.audit.reader",
     "LogRead": "core.audit.reader",
     "read_log": "core.audit.reader",
-    "AuditRecorder": "core.audit.recorder",
+    "AuditRecorder": "core.run.recorder",
     "ApprovalRecord": "core.audit.records",
     "RoundEntry": "core.audit.records",
     "rounds_of": "core.audit.records",

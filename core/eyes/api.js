@@ -1,18 +1,18 @@
-// The eyes, stage: the API core/world.py and core/page.js call.
-// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// The eyes, stage: the API core/world/world.py and core/page.js call.
+// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 function snapshot(opts) {
   const w = walk(opts);
   if (w.slots.length) {
-    // Cross-origin frames: core/snapshot.py reads them and calls finish().
+    // Cross-origin frames: core/eyes/snapshot.py reads them and calls finish().
     pendingWalk = w;
     return { slots: w.slots };
   }
   return result(w, opts);
 }
 
-// A record without its nulls and falses (core/snapshot.py reads them as its defaults; a
+// A record without its nulls and falses (core/eyes/snapshot.py reads them as its defaults; a
 // record always says whether it is in view and new): a long page's answer is a third
 // smaller, and CDP copies it faster.
 function compact(rec) {

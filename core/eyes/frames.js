@@ -1,10 +1,10 @@
 // The eyes, stage: frames read through CDP, merged into the top document's lines.
-// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 //
 // A cross-origin frame is a document our world in the top frame cannot touch. The walk leaves
-// a slot where it stands; core/snapshot.py runs frameWalk() in our world inside that frame
+// a slot where it stands; core/eyes/snapshot.py runs frameWalk() in our world inside that frame
 // (through the frame's own CDP session), recursively for frames inside it, and passes the
 // tree to finish() in the top world, which puts each frame's lines into its slot under a
 // header line, gives its elements indexes from the tab's one counter and merges what the
@@ -16,7 +16,7 @@ const frameIdx = new Map();
 const frameIdxOf = new Map(); // `${key}#${local}` -> index
 let pendingWalk = null; // the top walk waiting for its frames
 
-// In our world inside a cross-origin frame: the walk with the top-level geometry core/snapshot.py
+// In our world inside a cross-origin frame: the walk with the top-level geometry core/eyes/snapshot.py
 // passes (opts.frame), as lines and facts, not yet serialised.
 function frameWalk(opts) {
   const w = walk(opts);
@@ -76,7 +76,7 @@ function frameKinds(texts) {
   return kinds;
 }
 
-// Put the frames' lines (tree: slot number -> frame result from core/snapshot.py) into the
+// Put the frames' lines (tree: slot number -> frame result from core/eyes/snapshot.py) into the
 // pending top walk, then serialise it as snapshot() would have.
 function finish(tree, opts) {
   const w = pendingWalk;

@@ -1,8 +1,8 @@
 // The eyes, stage: click targets found by their listeners.
-// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
-// core/listeners.py asks CDP which elements hold click-like listeners (and, for jQuery, the
+// core/eyes/listeners.py asks CDP which elements hold click-like listeners (and, for jQuery, the
 // selectors of the handlers they delegate) and calls noteHandlers() just before a walk; the
 // walk lists those a person can see and click, then forgets them (listeners come and go
 // without a DOM change, so nothing is kept from one digest to the next).

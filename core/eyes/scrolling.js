@@ -1,5 +1,5 @@
 // The eyes, stage: scroll containers (areas a person scrolls inside the page).
-// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 

@@ -1,5 +1,5 @@
 // The eyes, stage: collect roots and frames (the one-pass walk).
-// One part of handrail's page script: core/world.py concatenates core/eyes/*.js (in the order
+// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 // Elements a person can act on: these tags, and any element one of ATTR_SELECTOR's
@@ -213,7 +213,7 @@ function walkDocument(opts) {
 
   // A cross-origin frame beyond the listing margin is not listed, but the detectors still
   // look inside it (a sign-in or card frame below the fold still hands over): a slot
-  // without a line, whose frame core/snapshot.py reads like the others.
+  // without a line, whose frame core/eyes/snapshot.py reads like the others.
   function farFrame(f, above) {
     if (farFrames >= MAX_FAR_FRAMES) return;
     let inner = null;
@@ -399,7 +399,7 @@ function walkDocument(opts) {
       const b = el.getBoundingClientRect();
       if (c.m) {
         // In a scaled or rotated frame: the box around the element's transformed corners,
-        // as the hands compute it (core/world.py frame_map).
+        // as the hands compute it (core/world/world.py frame_map).
         [x, y, w, h] = mapBox(c.m, b.left, b.top, b.width, b.height);
       } else {
         x = b.left + c.ox;
@@ -734,7 +734,7 @@ function walkDocument(opts) {
     }
     if (PAYMENT_SRC.test(src) && !/^about:/.test(src)) signals.paymentFrames.push(cut(src, 200));
     if (!inner || !inner.documentElement) {
-      // A frame our world cannot reach (another origin): core/snapshot.py reads it through
+      // A frame our world cannot reach (another origin): core/eyes/snapshot.py reads it through
       // CDP with our world inside it and hands its lines to finish(), which puts them here.
       const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
       const oy = y + el.clientTop + parseFloat(st.paddingTop);
@@ -747,7 +747,7 @@ function walkDocument(opts) {
         src: cut(src, 300),
         ox, oy, clip: intersect(cc.clip, ox, oy, cw, ch), rect: [x, y, w, h],
         dist: cc.dist, above: cc.above, vw: VW, vh: VH,
-        // The frame or something around it is transformed: core/snapshot.py maps it by quads.
+        // The frame or something around it is transformed: core/eyes/snapshot.py maps it by quads.
         transformed: !!cc.tf,
         // What the page says just before the frame ("enter your card below"): for the
         // detectors when the frame itself cannot be read.

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import structlog
 
-from core.browser import Browser, BrowserError, PopupRefused
+from core.browser.browser import Browser, BrowserError, PopupRefused
 from core.cdp import CDPConnection, CDPError, CDPSession
 from core.pool import owner
-from core.pool.browser import (
+from core.pool.detached import (
     BLANK_DOM,
     Started,
     adopt,
@@ -516,7 +516,7 @@ class PoolRun:
             f"`handrail pool clear {slot} --name {self.name}` gives the slot a new tab"
         )
 
-    # -- core.browser.SlotSource ---------------------------------------------------------
+    # -- core.browser.browser.SlotSource ---------------------------------------------------------
 
     async def new_target(self, browser: Browser) -> str:
         """Another slot for this run (its tab was closed): raises BrowserError when full."""

@@ -46,7 +46,7 @@ from core.secrets import PLACEHOLDER_RE, REDACTED, Secrets, only_placeholders
 if TYPE_CHECKING:
     from anthropic.types import MessageParam, ToolParam
 
-    from core.events import RerunOf
+    from core.run.events import RerunOf
 
 LOOKAHEAD = 3
 """How many recorded steps past the pending one may show that the model achieved it."""

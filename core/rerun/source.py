@@ -16,8 +16,8 @@ from typing import Any
 from core.audit.chain import line_hash
 from core.audit.reader import read_log
 from core.audit.verify import verify
-from core.events import RerunOf
 from core.model.base import RecordedView
+from core.run.events import RerunOf
 
 
 class RerunError(Exception):

@@ -1,0 +1,516 @@
+"""Who must approve what, what is refused outright, and when a person must take over.
+
+These are deterministic rules enforced in code, whatever the model believes: a page can
+talk a model into anything, so the model's judgement is never the last line of defence.
+
+- :class:`Gate` assesses each parsed action against the page the person and the model saw:
+  ``--approve ask`` asks for every page-changing action, ``risky`` only for risky ones
+  (new hosts, commitments, sensitive fields, off-screen fields, run_js), ``none`` asks for
+  nothing. Refusals hold in every mode: hosts outside ``--allow-domain``, typing anything
+  but a configured secret into a password or payment field, clicking a CAPTCHA, run_js
+  when not allowed.
+- :func:`detect_handover` looks at every observation for pages a person must handle
+  (passwords, one-time codes, CAPTCHAs, payments) before the model may act on them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+from urllib.parse import urljoin, urlsplit
+
+from core.actions import PAGE_CHANGING, Action
+from core.eyes.snapshot import ElementInfo, SensitiveField, Snapshot
+from core.keys import MOVING_KEYS
+from core.run.events import HumanKind
+from core.secrets import Secrets, only_placeholders
+
+ApproveMode = Literal["ask", "risky", "none"]
+
+COMMITMENT_WORDS = re.compile(
+    r"\b(buy|pay|purchase|order|book|reserve|checkout|check\s*out|confirm|submit|send|post|publish|"
+    r"delete|remove|transfer|subscribe|sign\s*up|register|accept|agree|donate|place\s+order)\b",
+    re.IGNORECASE,
+)
+CREDENTIAL_WORDS = re.compile(
+    r"\b(password|passcode|pass\s*word|pin|one[- ]time|otp|verification code|2fa|two[- ]factor|"
+    r"security code|cvc|cvv|card number|login|log in|sign in|credentials?)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """The gate's view of one action."""
+
+    page_changing: bool
+    needs_approval: bool
+    risky: bool
+    why: str
+    details: tuple[str, ...] = ()
+    refused: str | None = None
+    """When set, the action must not run at all; the text is for the model."""
+    sensitive: bool = False
+    """The target is a password, code or payment field (its text is redacted in the log)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something on a page that a person must handle."""
+
+    kind: HumanKind
+    detail: str
+
+
+def host_of(url: str) -> str:
+    """The URL's host, lower-case; an IPv6 address without its brackets (``::1``)."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def port_of(url: str) -> int | None:
+    """The URL's port, or its scheme's default (80, 443; ws 80, wss 443); None when unknown."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    return port if port is not None else _DEFAULT_PORTS.get(parts.scheme.lower())
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+@dataclass(frozen=True, slots=True)
+class AllowPattern:
+    """One ``--allow-domain`` entry: a host glob and, when given, the only port it admits."""
+
+    host: str
+    """Lower-case glob; an IPv6 address without brackets. A glob-free name also admits its
+    subdomains (``example.com`` admits ``www.example.com``)."""
+    port: int | None = None
+
+    def admits(self, host: str, port: int | None) -> bool:
+        if self.port is not None and port != self.port:
+            return False
+        host = host.lower().rstrip(".")
+        if fnmatch.fnmatchcase(host, self.host):
+            return True
+        return not self.is_glob and host.endswith("." + self.host)
+
+    @property
+    def is_glob(self) -> bool:
+        return any(c in self.host for c in "*?[")
+
+
+def parse_allow_pattern(text: str) -> AllowPattern:
+    """Parse ``HOST``, ``HOST:PORT``, ``[IPV6]`` or ``[IPV6]:PORT`` (HOST may be a glob).
+
+    A bare IPv6 address (``::1``, two colons or more) is read as a host without port.
+    Raises ValueError with a message that names the entry and says how to write it.
+    """
+    entry = text.strip().lower()
+    port_text: str | None = None
+    if entry.startswith("["):
+        end = entry.find("]")
+        rest = entry[end + 1 :] if end > 0 else "?"
+        if end < 0 or (rest and not rest.startswith(":")):
+            raise ValueError(
+                f"--allow-domain {text!r}: write an IPv6 address as [::1] or [::1]:8080"
+            )
+        host = entry[1:end]
+        port_text = rest[1:] if rest else None
+    elif entry.count(":") == 1:
+        host, port_text = entry.split(":")
+    else:
+        host = entry
+    host = host.rstrip(".")
+    if not host or "/" in host:
+        raise ValueError(
+            f"--allow-domain {text!r}: give a host name (example.com, *.example.com), "
+            "optionally with :PORT; not a URL"
+        )
+    port: int | None = None
+    if port_text is not None:
+        if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+            raise ValueError(f"--allow-domain {text!r}: the port must be a number from 1 to 65535")
+        port = int(port_text)
+    return AllowPattern(host, port)
+
+
+def host_allowed(host: str, patterns: Sequence[str], port: int | None = None) -> bool:
+    """Whether ``host`` (and ``port``, when the entry names one) matches one of the
+    ``--allow-domain`` entries (none given: all hosts). See :func:`parse_allow_pattern`.
+
+    An entry with a port admits only that port; ``port=None`` never matches such an entry.
+    An entry that does not parse admits nothing.
+    """
+    if not patterns:
+        return True
+    for text in patterns:
+        try:
+            pattern = parse_allow_pattern(text)
+        except ValueError:
+            continue
+        if pattern.admits(host, port):
+            return True
+    return False
+
+
+def url_allowed(url: str, patterns: Sequence[str]) -> bool:
+    """Whether the URL's host and port are admitted by ``patterns`` (none given: all)."""
+    return host_allowed(host_of(url), patterns, port_of(url))
+
+
+class Gate:
+    """Assesses actions for one run. Holds the run's memory: hosts visited, kinds pre-approved."""
+
+    def __init__(
+        self,
+        *,
+        mode: ApproveMode = "ask",
+        allow_domains: Sequence[str] = (),
+        allow_js: bool = False,
+        secrets: Secrets | None = None,
+    ) -> None:
+        self.mode: ApproveMode = mode
+        self.allow_domains = tuple(allow_domains)
+        self.allow_js = allow_js
+        self.secrets = secrets or Secrets()
+        self.visited_hosts: set[str] = set()
+        self._kinds: set[str] = set()
+
+    # -- run memory ----------------------------------------------------------------------
+
+    def note_visit(self, url: str) -> None:
+        host = host_of(url)
+        if host and url.startswith(("http:", "https:")):
+            self.visited_hosts.add(host)
+
+    def preapprove_kind(self, tool: str) -> None:
+        """The person approved every further non-risky action of this tool (``A``)."""
+        self._kinds.add(tool)
+
+    def kind_preapproved(self, tool: str) -> bool:
+        return tool in self._kinds
+
+    def asks_for_dialogs(self) -> bool:
+        return self.mode != "none"
+
+    # -- assessment ----------------------------------------------------------------------
+
+    def assess(self, action: Action, snapshot: Snapshot) -> Assessment:
+        if action.name not in PAGE_CHANGING:
+            return Assessment(
+                page_changing=False,
+                needs_approval=False,
+                risky=False,
+                why="does not change the page",
+            )
+        check = getattr(self, f"_assess_{action.name}", None)
+        verdict: Assessment = check(action, snapshot) if check else _ask(EVERY_ACTION)
+        if verdict.refused:
+            return verdict
+        asks = self.mode == "ask" or (self.mode == "risky" and verdict.risky)
+        return replace(verdict, needs_approval=asks)
+
+    def _assess_navigate(self, action: Action, snapshot: Snapshot) -> Assessment:
+        url = str(action.params.get("url", ""))
+        return self._destination(url, details=(f"Full URL: {url}",))
+
+    def _destination(
+        self, url: str, *, details: tuple[str, ...], what: str = "navigation"
+    ) -> Assessment:
+        host = host_of(url)
+        if host and not url_allowed(url, self.allow_domains):
+            return _refuse(
+                "host not allowed",
+                f"{host} is outside the domains this run may visit "
+                f"({', '.join(self.allow_domains)}); you may not go there. Stay on the allowed sites.",
+            )
+        if host and host not in self.visited_hosts:
+            return _ask(f"{what} to a new host: {host}", details, risky=True)
+        return _ask(EVERY_ACTION, details)
+
+    def _element(self, action: Action, snapshot: Snapshot) -> ElementInfo | Assessment:
+        index = action.params.get("index")
+        element = snapshot.elements.get(index) if isinstance(index, int) else None
+        if element is None:
+            return _refuse(
+                "unknown element",
+                f"there is no element [{index}] in the current page state; use an index from the newest digest",
+                risky=False,
+            )
+        return element
+
+    def _assess_click(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        details = [f"Element: {element.line}"]
+        if _is_captcha(element):
+            return _refuse(
+                "CAPTCHA",
+                "CAPTCHAs are never clicked or solved by the agent; call ask_human so the person can do it",
+            )
+        href = element.attrs.get("href")
+        if element.tag == "a" and href:
+            absolute = urljoin(snapshot.url, href)
+            if absolute.startswith(("http:", "https:")):
+                destination = self._destination(
+                    absolute, details=(*details, f"Link to: {absolute}"), what="link"
+                )
+                if destination.refused or destination.risky:
+                    return destination
+        # Only a form's submit path submits (a submit button, an image input). A type=button
+        # inside a form (a calendar day, a "Next month") is an ordinary click: flagging it
+        # made "approve all clicks" useless on any form with a widget in it.
+        if element.submits_form:
+            target = element.form_action or snapshot.url
+            details.append(
+                f"Submits a form to: {target} ({(element.form_method or 'get').upper()})"
+            )
+            verdict = self._destination(target, details=tuple(details), what="form submission")
+            if verdict.refused:
+                return verdict
+            return _ask("submits a form", details, risky=True)
+        if COMMITMENT_WORDS.search(element.name or ""):
+            return _ask(f"reads like a commitment: {element.name!r}", details, risky=True)
+        return _ask(EVERY_ACTION, details)
+
+    def _assess_hover(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        # No button goes down, so a hover commits to nothing and is never risky by itself;
+        # it does change the page (a menu opens), so ask mode asks as for a click.
+        return _ask(EVERY_ACTION, (f"Element: {element.line}",))
+
+    def _assess_type(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        text = str(action.params.get("text", ""))
+        shown = (
+            text
+            if self.secrets.contains_placeholder(text) or element.sensitive is None
+            else "«redacted»"
+        )
+        details = [f"Field: {element.line}", f"Text: {shown}"]
+        if element.sensitive is not None:
+            if not (text and only_placeholders(text) and self._known_placeholders(text)):
+                names = self.secrets.names()
+                offer = (
+                    f", or use one of the configured secrets: {', '.join(f'<secret:{n}>' for n in names)}"
+                    if names
+                    else ""
+                )
+                return _refuse(
+                    f"{element.sensitive} field",
+                    f"[{element.index}] is a {element.sensitive} field: the agent never types passwords, "
+                    f"codes or card numbers. Call ask_human so the person can fill it in{offer}.",
+                    sensitive=True,
+                )
+            return _ask(
+                f"fills a {element.sensitive} field with a configured secret",
+                details,
+                risky=True,
+                sensitive=True,
+            )
+        if not element.in_viewport:
+            return _ask("the field is not visible in the viewport", details, risky=True)
+        if action.params.get("submit"):
+            target = element.form_action or snapshot.url
+            details.append(f"Then presses Enter, which may submit the form to: {target}")
+            return _ask("types and submits", details, risky=True)
+        return _ask(EVERY_ACTION, details)
+
+    def _known_placeholders(self, text: str) -> bool:
+        names = set(self.secrets.names())
+        return bool(names) and all(
+            m in names for m in re.findall(r"<secret:([A-Za-z0-9_.-]+)>", text)
+        )
+
+    def _assess_select_option(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        return _ask(
+            EVERY_ACTION, (f"Field: {element.line}", f"Option: {action.params.get('option')}")
+        )
+
+    def _assess_upload_file(self, action: Action, snapshot: Snapshot) -> Assessment:
+        element = self._element(action, snapshot)
+        if isinstance(element, Assessment):
+            return element
+        return _ask(
+            "sends a local file to the site",
+            (f"Field: {element.line}", f"File: {action.params.get('path')}"),
+            risky=True,
+        )
+
+    def _assess_press_key(self, action: Action, snapshot: Snapshot) -> Assessment:
+        keys = str(action.params.get("keys", ""))
+        focused = (
+            snapshot.elements.get(snapshot.focused_index)
+            if snapshot.focused_index is not None
+            else None
+        )
+        details: tuple[str, ...] = (
+            f"Keys: {keys}",
+            f"Focused: {focused.line if focused else '(nothing)'}",
+        )
+        if (
+            focused is not None
+            and focused.sensitive is not None
+            and keys.lower() not in MOVING_KEYS
+        ):
+            return _refuse(
+                f"keys into a {focused.sensitive} field",
+                f"[{focused.index}] is a {focused.sensitive} field and has the focus: the agent "
+                "never types passwords, codes or card numbers, not even key by key. Call "
+                "ask_human so the person can fill it in.",
+                sensitive=True,
+            )
+        if keys.split("+")[-1].lower() in ("enter", "return") and focused is not None:
+            if focused.form_action:
+                details += (f"May submit the form to: {focused.form_action}",)
+                verdict = self._destination(
+                    focused.form_action, details=details, what="form submission"
+                )
+                if verdict.refused:
+                    return verdict
+            return _ask("Enter may submit a form", details, risky=True)
+        return _ask(EVERY_ACTION, details)
+
+    def _assess_run_js(self, action: Action, snapshot: Snapshot) -> Assessment:
+        if not self.allow_js:
+            return _refuse(
+                "run_js not allowed",
+                "run_js is not available in this run (the person did not pass --allow-js)",
+            )
+        return _ask(
+            "runs JavaScript in the page (always asks)",
+            (f"Code:\n{action.params.get('code', '')}",),
+            risky=True,
+        )
+
+
+EVERY_ACTION = "every page-changing action asks"
+
+
+def _ask(
+    why: str, details: Sequence[str] = (), *, risky: bool = False, sensitive: bool = False
+) -> Assessment:
+    """A page-changing action that may run once the person (or the mode) allows it."""
+    return Assessment(
+        page_changing=True,
+        needs_approval=True,
+        risky=risky,
+        why=why,
+        details=tuple(details),
+        sensitive=sensitive,
+    )
+
+
+def _refuse(why: str, message: str, *, risky: bool = True, sensitive: bool = False) -> Assessment:
+    """An action that must not run in any mode; ``message`` is written for the model."""
+    return Assessment(
+        page_changing=True,
+        needs_approval=False,
+        risky=risky,
+        why=why,
+        refused=message,
+        sensitive=sensitive,
+    )
+
+
+def _is_captcha(element: ElementInfo) -> bool:
+    blob = " ".join([element.name or "", *element.attrs.values(), element.frame or ""]).lower()
+    return any(
+        k in blob
+        for k in (
+            "recaptcha",
+            "hcaptcha",
+            "turnstile",
+            "captcha",
+            "i'm not a robot",
+            "i am not a robot",
+        )
+    )
+
+
+def looks_like_credential_prompt(message: str) -> bool:
+    return bool(CREDENTIAL_WORDS.search(message))
+
+
+def detect_handover(snapshot: Snapshot, acknowledged: set[tuple[str, str]]) -> Finding | None:
+    """The first thing on this page a person must handle, unless already handled here.
+
+    Runs on every observation, before the model sees the page.
+    """
+    for finding in _findings(snapshot):
+        if handled_key(snapshot.url, finding.kind) not in acknowledged:
+            return finding
+    return None
+
+
+def handled_key(url: str, kind: str) -> tuple[str, str]:
+    """What marks a hand-over of ``kind`` as handled on the page at ``url``: the page is
+    its URL without query or fragment."""
+    parts = urlsplit(url)
+    return (f"{parts.scheme}://{parts.netloc}{parts.path}", kind)
+
+
+def _findings(snapshot: Snapshot) -> list[Finding]:
+    signals = snapshot.signals
+    found: list[Finding] = []
+    if signals.captchas:
+        where = "; ".join(f"{c.kind} ({c.where})" for c in signals.captchas[:3])
+        found.append(Finding("captcha", f"a CAPTCHA is on the page: {where}"))
+    groups: tuple[tuple[HumanKind, str, tuple[SensitiveField, ...]], ...] = (
+        ("password", "a password field", signals.password_fields),
+        ("otp", "a one-time-code field", signals.otp_fields),
+        ("payment", "payment card fields", signals.card_fields),
+    )
+    for kind, label, fields in groups:
+        if fields:
+            where = ", ".join(_field_name(f) for f in fields[:4])
+            framed = all("frame " in f.where for f in fields)
+            found.append(
+                Finding(kind, f"{label} {'in a frame' if framed else 'on the page'}: {where}")
+            )
+    if signals.payment_frames and not signals.card_fields:
+        found.append(
+            Finding("payment", f"a payment form from {', '.join(signals.payment_frames[:2])}")
+        )
+    for blocked in signals.blocked_frames:
+        for frame_kind in blocked.kinds:
+            what, human = _BLOCKED_KINDS[frame_kind]
+            found.append(
+                Finding(
+                    human,
+                    f"the {what} is served from {blocked.host or blocked.url}, which this run "
+                    f"may not load ({blocked.label}): hand over, or allow that host",
+                )
+            )
+    return found
+
+
+# What a blocked frame seems to hold, and the hand-over it calls for.
+_BLOCKED_KINDS: dict[str, tuple[str, HumanKind]] = {
+    "payment": ("payment form", "payment"),
+    "signin": ("sign-in form", "password"),
+    "captcha": ("CAPTCHA", "captcha"),
+}
+
+
+def _field_name(field: SensitiveField) -> str:
+    name = field.name or "unnamed field"
+    place = f" in {field.where}" if field.where and field.where != "page" else ""
+    return f"[{field.index}] {name}{place}" if field.index else f"{name}{place}"

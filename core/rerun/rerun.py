@@ -1,0 +1,104 @@
+"""One rerun from its options to its end: the recorded run, the live settings, the plan.
+
+A rerun is an ordinary run (:func:`core.run.session.run_session`: its own log, browser, gate,
+hand-overs, allowlist) whose "model" is :class:`~core.rerun.plan.RecordedPlan`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from core.guard.policy import host_of
+from core.rerun.plan import RecordedPlan
+from core.rerun.rebase import Rebase, origin_of, parse_rebase
+from core.rerun.source import RecordedRun, RerunError, load_recorded
+from core.run.events import EventSink, RunFinished, Supervisor
+from core.run.session import (
+    ConfigError,
+    PhaseSink,
+    Prepared,
+    RunSettings,
+    check_settings,
+    ready_model,
+    run_session,
+)
+
+NO_MODEL = "none"
+"""``RunSettings.model_spec`` of a rerun without ``--model`` (written so in its log)."""
+EXTRA_ROUNDS = 10
+"""Rounds a rerun may take beyond the recorded steps (model rounds for changed steps)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rerun:
+    """A recorded run and how it maps onto the live site."""
+
+    recorded: RecordedRun
+    rebase: Rebase
+
+    @classmethod
+    def load(cls, log: Path, rebase: Sequence[str] = ()) -> Rerun:
+        """Raises :class:`ConfigError` (exit 2) naming what is wrong with the log or --rebase."""
+        try:
+            recorded = load_recorded(log)
+            start = recorded.start_url or (recorded.steps[0].url if recorded.steps else "")
+            return cls(recorded, parse_rebase(rebase, origin_of(start)))
+        except RerunError as exc:
+            raise ConfigError(str(exc)) from exc
+
+    def settings(
+        self,
+        base: RunSettings,
+        *,
+        allow_domains: Sequence[str] = (),
+        max_rounds: int | None = None,
+    ) -> RunSettings:
+        """``base`` (the command line's options) completed from the recording: its task, its
+        start URL on the live origin, its allowlist (with the rebased hosts) unless
+        ``allow_domains`` is given, and room for the recorded steps."""
+        recorded = self.recorded
+        if allow_domains:
+            allowed = tuple(allow_domains)
+        elif recorded.allow_domains:
+            added = [host_of(t) for t in self.rebase.targets()]
+            allowed = (*recorded.allow_domains, *(h for h in added if h))
+        else:
+            allowed = ()
+        rounds = max_rounds or max(recorded.max_rounds, len(recorded.steps) + EXTRA_ROUNDS)
+        return replace(
+            base,
+            task=recorded.task,
+            start_url=self.rebase.url(recorded.start_url) if recorded.start_url else None,
+            allow_domains=tuple(dict.fromkeys(allowed)),
+            max_rounds=rounds,
+        )
+
+
+async def run_rerun(
+    rerun: Rerun,
+    settings: RunSettings,
+    *,
+    supervisor: Supervisor,
+    sinks: Sequence[EventSink] = (),
+    env: Mapping[str, str] | None = None,
+    on_phase: PhaseSink | None = None,
+) -> tuple[RunFinished, RecordedPlan]:
+    """Repeat the recorded run with ``settings`` (see :meth:`Rerun.settings`); returns how it
+    ended and the plan (which counts its model requests). Raises :class:`ConfigError`."""
+    env = os.environ if env is None else env
+    with_model = settings.model_spec != NO_MODEL
+    secrets = check_settings(settings, env, with_model=with_model)
+    fallback = await ready_model(settings, env, check=True) if with_model else None
+    plan = RecordedPlan(rerun.recorded, rebase=rerun.rebase, secrets=secrets, fallback=fallback)
+    finished = await run_session(
+        settings,
+        supervisor=supervisor,
+        sinks=sinks,
+        prepared=Prepared(model=plan, secrets=secrets),
+        env=env,
+        on_phase=on_phase,
+    )
+    return finished, plan

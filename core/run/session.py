@@ -1,0 +1,515 @@
+"""One run from settings to its end: checks, log, browser, start page, agent, clean-up.
+
+Everything that can be wrong with the configuration (model spec, key, endpoint, secrets,
+start URL outside the allowlist, audit folder) is found by :func:`prepare` before the agent
+acts, and raised as :class:`ConfigError` (the CLI exits with code 2). Everything that needs
+no network and no SDK is checked before any browser starts; a browser handrail launches
+itself then starts while the model's SDK loads and its endpoint is asked (Chrome's start-up
+is most of a run's start-up), and a model the endpoint refuses stops it again. A browser to
+attach to (``--cdp-url``, ``--connect``) is reached only after every check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import stat
+import sys
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from core.audit import AuditError, AuditRecorder, AuditWriter
+from core.browser.browser import Browser, BrowserError, LaunchOptions
+from core.eyes.snapshot import follow_frames
+from core.guard.allowlist import (
+    NETWORK_MODES,
+    DomainGuard,
+    NetworkMode,
+    default_network_mode,
+    webrtc_direct_hosts,
+)
+from core.guard.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
+from core.hands import Page, screenshot_mask
+from core.hands.badge import Badge
+from core.model.base import Model, ModelConfigError
+from core.model.spec import DEFAULT_SPEC, build_model, precheck
+from core.pool.pool import PoolRun
+from core.pool.state import PoolError, PoolFull
+from core.run import oplog
+from core.run.agent import Agent, AgentConfig
+from core.run.events import EventSink, RunFinished, Supervisor
+from core.run.phases import first_phase, launches_browser
+from core.run.round_shots import RoundShots
+from core.secrets import Secrets, SecretsError
+
+log = structlog.get_logger("handrail.session")
+
+
+class ConfigError(Exception):
+    """The run cannot start as configured. The message says what to change."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Everything a run is configured with (the ``handrail run`` options)."""
+
+    task: str
+    start_url: str | None = None
+    model_spec: str = DEFAULT_SPEC
+    base_url: str | None = None
+    approve: ApproveMode = "ask"
+    max_rounds: int = 30
+    headless: bool = False
+    cdp_url: str | None = None
+    connect: bool = False
+    pool: str | None = None
+    """``--pool NAME``: claim a slot of that tab pool instead of launching (core/pool)."""
+    resume_slot: int | None = None
+    """``--resume-slot N``: claim exactly that completed slot and go on from its page."""
+    profile: Path | None = None
+    remove_on_exit: tuple[Path, ...] = ()
+    """Temporary paths (the demo's profile) removed when the browser stops, however the run
+    ends: the browser's reaper removes them even if handrail is killed."""
+    chrome_path: str | None = None
+    allow_domains: tuple[str, ...] = ()
+    network: NetworkMode | None = None
+    """``--network``; None: ``strict`` when a secret is configured, else ``documents``."""
+    allow_js: bool = False
+    allow_file_urls: bool = False
+    secrets: tuple[str, ...] = ()
+    secrets_file: Path | None = None
+    audit_dir: Path = Path("audit_logs")
+    upload_dir: Path | None = None
+    action_timeout: float = 45.0
+    console_log: bool = False
+    """Operational log to stderr too (console mode)."""
+    screenshots: bool = True
+    """Save each round's screenshot in the run folder (``--no-screenshots``: off)."""
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def network_mode(self) -> NetworkMode:
+        """The ``--network`` mode this run guards with (see :mod:`core.guard.allowlist`)."""
+        if self.network is not None:
+            return self.network
+        return default_network_mode(bool(self.secrets or self.secrets_file))
+
+    def public(self) -> dict[str, object]:
+        """The settings as written to the audit log (secret names, never values)."""
+        return {
+            "start_url": self.start_url,
+            "model": self.model_spec,
+            "base_url": self.base_url,
+            "approve": self.approve,
+            "max_rounds": self.max_rounds,
+            "headless": self.headless,
+            "browser": (
+                "pool"
+                if self.pool
+                else "cdp_url"
+                if self.cdp_url
+                else ("connect" if self.connect else "launch")
+            ),
+            "pool": self.pool,
+            "resume_slot": self.resume_slot,
+            "cdp_url": self.cdp_url,
+            "allow_domains": list(self.allow_domains),
+            "network": self.network_mode(),
+            "allow_js": self.allow_js,
+            "secrets": [s.split("=", 1)[0] for s in self.secrets],
+            "upload_dir": str(self.upload_dir) if self.upload_dir else None,
+            "screenshots": self.screenshots,
+        }
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What the pre-flight built: reused by the run so nothing is checked twice."""
+
+    model: Model
+    secrets: Secrets
+
+
+async def prepare(
+    settings: RunSettings, *, env: Mapping[str, str] | None = None, check_model: bool = True
+) -> Prepared:
+    """Check the configuration before any browser starts. Raises :class:`ConfigError`.
+
+    ``check_model=False`` skips the model's network pre-flight (when it already passed in
+    an earlier event loop: clients are bound to the loop that made them).
+    """
+    env = os.environ if env is None else env
+    secrets = check_settings(settings, env)
+    return Prepared(model=await ready_model(settings, env, check=check_model), secrets=secrets)
+
+
+async def ready_model(settings: RunSettings, env: Mapping[str, str], *, check: bool) -> Model:
+    """Build the model (its SDK imported in a thread: seconds of CPU, while a browser may be
+    starting on this loop) and run its network pre-flight. Raises :class:`ConfigError`."""
+    try:
+        model = await asyncio.to_thread(
+            build_model, settings.model_spec, base_url=settings.base_url, env=env
+        )
+        if check:
+            await model.check()
+    except ModelConfigError as exc:
+        raise ConfigError(str(exc)) from exc
+    return model
+
+
+def check_settings(
+    settings: RunSettings, env: Mapping[str, str], *, with_model: bool = True
+) -> Secrets:
+    """Everything about the configuration that needs no network and no SDK: fast, so it
+    runs before a browser starts. Returns the run's secrets; raises :class:`ConfigError`.
+    ``with_model=False``: the run has no model spec to check (a rerun without ``--model``)."""
+    if not settings.task.strip():
+        raise ConfigError("the task is empty: say what handrail should do")
+    if settings.max_rounds < 1:
+        raise ConfigError("--max-rounds must be at least 1")
+    if not math.isfinite(settings.action_timeout) or settings.action_timeout <= 0:
+        raise ConfigError(
+            f"--action-timeout must be a positive number of seconds (got {settings.action_timeout:g}); "
+            "the default is 45"
+        )
+    if settings.cdp_url and settings.connect:
+        raise ConfigError("use either --cdp-url or --connect, not both")
+    if settings.resume_slot is not None and not settings.pool:
+        raise ConfigError(
+            "--resume-slot resumes a slot of a tab pool: give the pool too (--pool NAME)"
+        )
+    if settings.pool and (settings.cdp_url or settings.connect):
+        raise ConfigError(
+            "--pool runs in the pool's own browser: drop --cdp-url/--connect (give them to "
+            "`handrail pool start` instead)"
+        )
+    for entry in settings.allow_domains:
+        try:
+            parse_allow_pattern(entry)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+    if settings.network is not None and settings.network not in NETWORK_MODES:
+        raise ConfigError(
+            f"--network must be one of {', '.join(NETWORK_MODES)} (got {settings.network!r})"
+        )
+    connected = bool(settings.cdp_url or settings.connect)
+    if connected and settings.allow_domains and settings.network_mode() == "strict":
+        why = "" if settings.network else " (the default when a secret is configured)"
+        raise ConfigError(
+            f"--network strict{why} cannot be held in a browser handrail connects to: its "
+            "WebRTC, and speculative loads from a popup, follow that browser's own settings "
+            "and can reach any host. Drop --cdp-url/--connect so handrail launches its own "
+            "browser, or pass --network documents to accept what that mode lets through"
+        )
+    if settings.start_url:
+        scheme = settings.start_url.split(":", 1)[0].lower()
+        if scheme not in ("http", "https") and not (scheme == "file" and settings.allow_file_urls):
+            raise ConfigError(f"--start-url must be an http(s) URL (got {settings.start_url!r})")
+        host = host_of(settings.start_url)
+        if not host and scheme != "file":
+            raise ConfigError(
+                f"--start-url {settings.start_url!r} has no host; give a whole URL, "
+                "such as https://example.org/"
+            )
+        if not url_allowed(settings.start_url, settings.allow_domains):
+            raise ConfigError(
+                f"--start-url {settings.start_url} is outside --allow-domain "
+                f"({', '.join(settings.allow_domains)}); add its host or pick another start page"
+            )
+    if settings.secrets_file is not None:
+        _check_secrets_file(settings.secrets_file)
+    try:
+        secrets = Secrets.from_specs(settings.secrets, env, settings.secrets_file)
+    except SecretsError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        if with_model:
+            precheck(settings.model_spec, base_url=settings.base_url, env=env)
+    except ModelConfigError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        settings.audit_dir.mkdir(parents=True, exist_ok=True)
+        probe = settings.audit_dir / f".handrail-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"the audit folder {settings.audit_dir} is not writable: {exc}; choose one with --audit-dir"
+        ) from exc
+    if settings.upload_dir is not None and not settings.upload_dir.is_dir():
+        raise ConfigError(f"--upload-dir {settings.upload_dir} is not a folder")
+    return secrets
+
+
+SECRETS_FILE_LIMIT = 1_000_000
+"""Bytes: a secrets file is a few lines of TOML; anything larger is a mistake."""
+
+
+def _check_secrets_file(path: Path) -> None:
+    """A regular file of at most :data:`SECRETS_FILE_LIMIT` bytes, or :class:`ConfigError`."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise ConfigError(
+            f"--secrets-file {path}: {exc.strerror or exc}; give the path of a TOML file"
+        ) from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"--secrets-file {path} is not a regular file; give a TOML file")
+    if info.st_size > SECRETS_FILE_LIMIT:
+        raise ConfigError(
+            f"--secrets-file {path} is {info.st_size:,} bytes, over the 1 MB limit for a "
+            "secrets file; give the TOML file of your secrets"
+        )
+
+
+def claim_slot(settings: RunSettings) -> PoolRun | None:
+    """With ``--pool``: claim the run's first slot (the database only; the browser is not
+    touched). Raises :class:`PoolFull` when every slot is running, :class:`ConfigError`
+    when the pool cannot be used."""
+    if not settings.pool:
+        return None
+    try:
+        lease = PoolRun(settings.pool, settings.run_id, settings.task, resume=settings.resume_slot)
+    except PoolError as exc:
+        raise ConfigError(str(exc)) from exc
+    try:
+        lease.claim_first()
+    except PoolFull:
+        lease.state.close()
+        raise
+    except PoolError as exc:
+        lease.state.close()
+        raise ConfigError(str(exc)) from exc
+    return lease
+
+
+async def open_browser(settings: RunSettings, lease: PoolRun | None = None) -> Browser:
+    """Launch or connect as the settings say (with ``lease``: attach to its pool slot only).
+    Raises :class:`ConfigError` on failure."""
+    try:
+        if lease is not None:
+            return await lease.open()
+        if settings.cdp_url:
+            return await Browser.connect(settings.cdp_url)
+        if settings.connect:
+            return await Browser.connect_local()
+        return await Browser.launch(
+            LaunchOptions(
+                executable=settings.chrome_path,
+                profile_dir=settings.profile,
+                headless=settings.headless,
+                remove_on_exit=settings.remove_on_exit,
+                direct_hosts=(
+                    webrtc_direct_hosts(settings.allow_domains)
+                    if settings.allow_domains and settings.network_mode() == "strict"
+                    else None
+                ),
+            )
+        )
+    except BrowserError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+PhaseSink = Callable[[str], None]
+"""Told what a run is doing before its first round and after its last: ``starting Chrome…``,
+``closing Chrome…``, ``closed`` (a screen shows it while nothing else moves)."""
+
+
+def browser_is_launched(settings: RunSettings) -> bool:
+    """Whether the run launches its own Chrome (rather than attaching to one)."""
+    return launches_browser(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool)
+
+
+def launch_early(settings: RunSettings) -> asyncio.Task[Browser] | None:
+    """Start launching the browser now, on the running loop, so Chrome starts while the model
+    loads and is checked. None when the settings attach to a browser instead (attaching waits
+    for every check)."""
+    if not browser_is_launched(settings):
+        return None
+    return asyncio.create_task(open_browser(settings), name="launch browser")
+
+
+async def _discard(early: asyncio.Task[Browser] | None) -> None:
+    """Stop a browser launched for a run that will not happen (its launch cleans up after
+    itself when cancelled)."""
+    if early is None:
+        return
+    if not early.done():
+        early.cancel()
+    await asyncio.wait([early])
+    if not early.cancelled() and early.exception() is None:
+        with contextlib.suppress(Exception):
+            await early.result().close()
+
+
+async def run_session(
+    settings: RunSettings,
+    *,
+    supervisor: Supervisor,
+    sinks: Sequence[EventSink] = (),
+    prepared: Prepared | None = None,
+    env: Mapping[str, str] | None = None,
+    on_browser: Callable[[Browser], None] | None = None,
+    on_phase: PhaseSink | None = None,
+    configure_oplog: bool = True,
+) -> RunFinished:
+    """Run one task to its end and return how it ended.
+
+    Without ``prepared`` the configuration is checked here: the cheap checks
+    (:func:`check_settings`) first, then the model is loaded and asked (:func:`ready_model`)
+    while a launched browser starts. The audit log is written to ``settings.audit_dir`` (its recorder
+    is added to ``sinks``); the operational log goes beside it. The browser is closed at the
+    end (a launched one is stopped; in connect mode only our tabs are closed). ``on_phase``
+    hears the steps before the first round and after the last. ``configure_oplog=False``:
+    the caller has configured the process-wide operational log (a fleet writes one for all
+    its runs, scrubbing every run's secrets). Raises :class:`ConfigError`
+    when the run cannot start; cancellation propagates after the log is closed.
+    """
+    phase = on_phase or (lambda _text: None)
+    env = os.environ if env is None else env
+    # The cheap checks first: a typo never flashes a browser window.
+    secrets = check_settings(settings, env) if prepared is None else prepared.secrets
+    phase(first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool))
+    early = launch_early(settings) if prepared is None else None
+    lease: PoolRun | None = None
+    try:
+        if prepared is None:
+            model = await ready_model(settings, env, check=True)
+            prepared = Prepared(model=model, secrets=secrets)
+        # Before the log is opened: a full pool touches nothing.
+        lease = claim_slot(settings)
+        try:
+            writer = AuditWriter.create(
+                settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
+            )
+        except (OSError, AuditError) as exc:
+            raise ConfigError(
+                f"cannot create the audit log in {settings.audit_dir}: {exc}"
+            ) from exc
+    except BaseException:
+        await _discard(early)
+        if lease is not None:
+            await _end_lease(lease, None)
+        raise
+    if configure_oplog:
+        oplog.configure(
+            oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
+        )
+    recorder = AuditRecorder(writer)
+    run_dir = writer.path.with_suffix("")
+    try:
+        if early is None:
+            phase(
+                "starting Chrome…"
+                if browser_is_launched(settings)
+                else "claiming a slot…"
+                if lease is not None
+                else "attaching…"
+            )
+        if lease is not None:
+            lease.set_audit_path(writer.path)
+        browser = await (early if early is not None else open_browser(settings, lease))
+        await browser.set_downloads_dir(run_dir / "downloads")
+    except BaseException:
+        writer.close()
+        await _discard(early)
+        if lease is not None:
+            await _end_lease(lease, None)
+        raise
+    if on_browser is not None:
+        on_browser(browser)
+    screenshot_mask.register(browser, prepared.secrets)
+    # The marks are for a person watching the window; a headless run has none.
+    badge = None if browser.headless else Badge(browser)
+    try:
+        page = Page(
+            browser,
+            action_timeout=settings.action_timeout,
+            allow_file_urls=settings.allow_file_urls,
+            upload_dir=settings.upload_dir,
+            downloads_dir=run_dir / "downloads",
+            screenshots_dir=run_dir / "screenshots",
+        )
+        guard = DomainGuard(browser, settings.allow_domains, settings.network_mode())
+        await guard.install()
+        # After the guard: its hooks on child targets must run before any child does.
+        await follow_frames(browser)
+        if settings.start_url:
+            # The person's own step: opened before the first round, not gated.
+            result = await page.navigate(settings.start_url)
+            if not result.ok:
+                log.warning("session.start_url_failed", url=settings.start_url, error=result.error)
+        gate = Gate(
+            mode=settings.approve,
+            allow_domains=settings.allow_domains,
+            allow_js=settings.allow_js,
+            secrets=prepared.secrets,
+        )
+        agent = Agent(
+            config=AgentConfig(
+                task=settings.task,
+                max_rounds=settings.max_rounds,
+                allow_js=settings.allow_js,
+                action_timeout=settings.action_timeout,
+                headless=browser.headless,
+            ),
+            model=prepared.model,
+            page=page,
+            gate=gate,
+            supervisor=supervisor,
+            sinks=[recorder, *sinks],
+            secrets=prepared.secrets,
+            run_id=writer.run_id,
+            browser_label=browser.describe(),
+            settings=settings.public(),
+            audit_path=writer.path,
+            guard=guard,
+            round_shots=RoundShots(browser, writer.path) if settings.screenshots else None,
+            badge=badge,
+        )
+        return await agent.run()
+    finally:
+        if badge is not None:
+            await badge.clear()
+        _flush_audit(recorder)
+        writer.close()
+        if lease is not None:
+            # The slots become completed with their pages as the run left them.
+            await _end_lease(lease, browser)
+        phase("closing Chrome…" if browser.kind == "launch" else "leaving the browser…")
+        with contextlib.suppress(Exception):
+            await browser.close()
+        phase("closed")
+
+
+async def _end_lease(lease: PoolRun, browser: Browser | None) -> None:
+    """Mark the run's pool slots completed. A failure is said, never swallowed: a slot
+    left ``running`` is freed only once this process has ended."""
+    try:
+        await lease.end(browser)
+    except Exception as exc:
+        log.error("pool.release_failed", pool=lease.name, error=str(exc))
+        print(
+            f"handrail: could not mark this run's slots of pool {lease.name!r} completed: "
+            f"{exc}; they stay running until this process ends",
+            file=sys.stderr,
+        )
+
+
+def _flush_audit(recorder: AuditRecorder) -> None:
+    """Write the rounds still in flight. An audit tool must not lose a record silently: a
+    failure here goes to the operational log and, as the process exits, to stderr."""
+    try:
+        recorder.flush_pending()
+    except (OSError, AuditError, ValueError) as exc:
+        path = recorder.writer.path
+        log.error("audit.flush_failed", path=str(path), error=str(exc))
+        print(
+            f"handrail: the last rounds could not be written to the audit log {path}: {exc}",
+            file=sys.stderr,
+        )

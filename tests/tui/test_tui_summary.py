@@ -1,0 +1,125 @@
+"""After the observatory closes: the real ``handrail run`` in a pseudo-terminal, quit with q,
+prints what the run came to."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from tests.helpers.pty_terminal import ANSI, ROOT, Terminal
+
+LIBRARY_TASK = "say when the library opens"
+
+
+def quit_after_success(term: Terminal) -> int:
+    """Wait for the run in ``term`` to finish with success, press q; the exit code."""
+    term.read_until(b"Run finished: success", timeout=120)
+    term.write(b"q")
+    return term.wait(timeout=60)
+
+
+def run_library_task(tmp_path: Path) -> Terminal:
+    """``handrail run`` of a one-round scripted plan (the answer "Opens at 9.") on a
+    pseudo-terminal, its audit log in ``tmp_path/logs``, quit with q once it succeeded: the
+    terminal, with everything it showed. Asserts exit code 0."""
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(
+        '{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}, '
+        '"reason": "Nothing to do."}\n'
+    )
+    env = dict(os.environ) | {
+        "TERM": "xterm-256color",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    term = Terminal(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli.main",
+            "run",
+            LIBRARY_TASK,
+            "--headless",
+            "--model",
+            f"scripted:{plan}",
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        env,
+    )
+    try:
+        code = quit_after_success(term)
+    finally:
+        term.close()
+    assert code == 0
+    return term
+
+
+def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
+    term = run_library_task(tmp_path)
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    tail = ANSI.sub(b"", term.seen).decode(errors="replace").split("handrail: success", 1)
+    assert len(tail) == 2, term.seen[-1500:]
+    lines = ("handrail: success" + tail[1]).splitlines()
+    assert lines[0] == "handrail: success (exit code 0)"
+    assert lines[1].split() == ["answer:", "Opens", "at", "9."]
+    assert lines[2].split() == ["audit", "log:", str(log)]
+    assert lines[3].split() == ["replay:", "handrail", "replay", str(log)]
+
+
+def test_a_configuration_error_leaves_the_screen_and_says_what_to_change(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    } | {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    term = Terminal(
+        [
+            sys.executable,
+            "-m",
+            "tui.cli.main",
+            "run",
+            "anything",
+            "--headless",
+            "--model",
+            "anthropic:claude-sonnet-5-5",
+            "--audit-dir",
+            str(tmp_path / "logs"),
+            "--profile",
+            str(tmp_path / "profile"),
+        ],
+        env,
+    )
+    try:
+        code = term.wait(timeout=60)
+    finally:
+        term.close()
+    assert code == 2
+    shown = ANSI.sub(b"", term.seen).decode(errors="replace")
+    assert "handrail: No Anthropic API key: ANTHROPIC_API_KEY is not set." in shown
+    assert "exit code" not in shown  # no run, so no summary
+    assert not (tmp_path / "profile").exists()  # checked before any browser started
+
+
+def test_replay_killed_politely_leaves_the_terminal_without_a_traceback(tmp_path: Path) -> None:
+    """SIGTERM (a polite kill) or SIGHUP (the terminal closed) ends a replay as q does."""
+    import signal
+
+    env = dict(os.environ) | {
+        "TERM": "xterm-256color",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    log = ROOT / "audit_logs" / "sample-demo.jsonl"
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        term = Terminal([sys.executable, "-m", "tui.cli.main", "replay", str(log)], env)
+        try:
+            term.read_until(b"round 1", timeout=120)
+            term.proc.send_signal(sig)
+            code = term.wait(timeout=60)
+        finally:
+            term.close()
+        shown = ANSI.sub(b"", term.seen).decode(errors="replace")
+        assert code == 130, (sig, shown[-1500:])
+        assert "Traceback" not in shown, (sig, shown[-3000:])

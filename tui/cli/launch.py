@@ -1,0 +1,187 @@
+"""Starting one run, in the observatory or in the console, and what is printed after it.
+
+Shared by ``handrail run`` and ``handrail demo`` (tui/cli/main.py and tui/cli/demo.py both import
+this module; neither imports the other).
+
+Start-up is ordered for the person: the observatory is on screen before ``core.run.session``
+(and the model's SDK, and Chrome) have loaded; those load in the run's worker while the
+screen says "starting Chrome…". The console path never imports textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from core.browser.display import NO_DISPLAY
+from core.browser.display import has_display as display_here
+from tui.exit_codes import EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
+
+__all__ = ["NO_DISPLAY", "has_display", "run_console", "run_observatory", "summary_text"]
+
+if TYPE_CHECKING:
+    from core.run.events import EventSink, RunFinished, Supervisor
+    from core.run.session import RunSettings
+    from tui.app import HandrailApp
+
+SettingsFactory = Callable[[], "RunSettings"]
+"""Builds the run's settings. Called in a thread: it may import ``core.run.session``."""
+
+
+class Runner(Protocol):
+    """What runs the session: :func:`core.run.session.run_session` unless a command brings its
+    own (``rerun``). Raises ``core.run.session.ConfigError`` when the run cannot start."""
+
+    async def __call__(
+        self,
+        settings: RunSettings,
+        *,
+        supervisor: Supervisor,
+        sinks: Sequence[EventSink],
+        on_phase: Callable[[str], None] | None = None,
+    ) -> RunFinished: ...
+
+
+def has_display(env: Mapping[str, str] | None = None) -> bool:
+    """Whether a launched Chrome can open a window here (see :mod:`core.browser.display`)."""
+    return display_here(os.environ if env is None else env)
+
+
+def headless_notice() -> str:
+    """Said when handrail chooses headless for the person (there is no display)."""
+    return (
+        f"handrail: {NO_DISPLAY}, so Chrome runs headless: there will be no window for "
+        "hand-overs (passwords, CAPTCHAs, payments). Run where a display is available to "
+        "act in the browser yourself; pass --headless to choose this and silence this notice."
+    )
+
+
+def run_observatory(
+    make_settings: SettingsFactory,
+    *,
+    task: str,
+    theme: str | None,
+    model: str = "",
+    phase: str | None = None,
+    headless_cause: str | None = None,
+    runner: Runner | None = None,
+) -> int:
+    """Run in the Textual observatory; returns the exit code and prints the summary.
+
+    The screen shows at once with ``task``, ``model`` (its label, ``core.model.spec.
+    spec_label``) and ``phase`` (``core.run.phases.first_phase``) in its header;
+    ``make_settings`` runs in the run's worker. A configuration error closes the screen and
+    is printed (exit 2).
+    ``headless_cause``: why the run is headless though the person did not ask (said on
+    screen at start and on the hand-over screen).
+    """
+    from tui.app import HandrailApp
+
+    problems: list[tuple[int, str]] = []
+
+    async def start(sink: EventSink, supervisor: Supervisor) -> RunFinished:
+        # Off the UI thread: importing core.run.session (and building settings) takes a while.
+        settings = await asyncio.to_thread(make_settings)
+        from core.pool.state import PoolFull
+        from core.run.session import ConfigError, run_session
+
+        run = runner or run_session
+        try:
+            return await run(settings, supervisor=supervisor, sinks=[sink], on_phase=app.show_phase)
+        except (ConfigError, PoolFull) as exc:
+            # Not a crash of the run: a setting to change. Leave the screen and say which.
+            code = EXIT_POOL_FULL if isinstance(exc, PoolFull) else EXIT_USAGE
+            problems.append((code, str(exc)))
+            app.exit(code)
+            raise
+
+    app = HandrailApp(
+        start, theme=theme, task=task, model=model, phase=phase, headless_cause=headless_cause
+    )
+    result = app.run()
+    if problems:
+        failed, problem = problems[0]
+        print(f"handrail: {problem}", file=sys.stderr)
+        return failed
+    code = result if result is not None else app.exit_code
+    if code is None:
+        code = EXIT_INTERRUPTED
+    print(summary_of(app, code))
+    return code
+
+
+def summary_of(app: HandrailApp, code: int) -> str:
+    """What the observatory's run came to, for the terminal once the screen has closed."""
+    screen = app.run_screen
+    view = screen.run_view if screen is not None else None
+    finished = view.finished if view is not None else None
+    outcome: str
+    if finished is not None:
+        outcome = finished.outcome
+        answer = finished.answer
+    elif screen is not None and screen.crash is not None:
+        outcome, answer = "crashed", f"{type(screen.crash).__name__}: {screen.crash}"
+    elif code == EXIT_INTERRUPTED:
+        outcome, answer = "aborted", "stopped by you before it finished"
+    else:
+        outcome, answer = "not started", ""
+    return summary_text(
+        outcome=outcome,
+        answer=answer,
+        exit_code=code,
+        audit_path=view.audit_path if view is not None else None,
+    )
+
+
+def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str | None) -> str:
+    """The lines printed after a run: outcome and exit code, the answer, the audit log and
+    the command that replays it."""
+    lines = [f"handrail: {outcome} (exit code {exit_code})"]
+    if answer:
+        first, *rest = answer.strip().splitlines() or [""]
+        lines.append(f"  answer:    {first}")
+        lines.extend(f"             {line}" for line in rest)
+    if audit_path:
+        lines.append(f"  audit log: {audit_path}")
+        lines.append(f"  replay:    handrail replay {shlex.quote(audit_path)}")
+    else:
+        lines.append("  audit log: none (the run stopped before its log was opened)")
+    return "\n".join(lines)
+
+
+def run_console(settings: RunSettings, *, runner: Runner | None = None) -> int:
+    """Run with the console supervisor; returns the exit code. Never imports textual."""
+    from core.pool.state import PoolFull
+    from core.run.session import ConfigError, run_session
+    from core.visible import visible
+    from tui.console import ConsoleReporter, ConsoleSupervisor
+
+    async def go() -> int:
+        main = asyncio.current_task()
+        assert main is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, main.cancel)
+        run = runner or run_session
+        try:
+            finished = await run(
+                settings, supervisor=ConsoleSupervisor(), sinks=[ConsoleReporter()]
+            )
+        except ConfigError as exc:
+            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            return EXIT_USAGE
+        except PoolFull as exc:
+            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            return EXIT_POOL_FULL
+        return finished.exit_code
+
+    try:
+        return asyncio.run(go())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("\nhandrail: interrupted; the audit log was closed", file=sys.stderr)
+        return EXIT_INTERRUPTED

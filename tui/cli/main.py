@@ -1,0 +1,625 @@
+"""The ``handrail`` command line.
+
+Exit codes: 0 the model finished with success; 1 finished unsuccessfully, gave up or hit
+the round limit; 2 usage or configuration error; 3 stopped for a human in a
+non-interactive run; 4 the tab pool is full (or the slot to resume is running);
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from tui.cli.pool import add_pool_parser, run_fleet, run_pool
+from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from core.guard.policy import ApproveMode
+    from core.run.events import EventSink, RunFinished, Supervisor
+    from core.run.session import PhaseSink, RunSettings
+
+
+EPILOG_VERIFY = """\
+exit codes:
+  0  intact and sealed: every record's chain link and seal hold, run_end closes the run
+  1  edited, forged, reordered, dropped, re-hashed or appended: the first bad line is named
+  2  not a log: empty, binary, a directory, missing; or an unusable --key file
+  3  chain intact, seal not checked: no key for this log (pass --key FILE), or an old
+     (schema 1) log written before records were sealed
+  4  incomplete: no run_end, or a torn last line; the complete records before it verify
+
+Anyone with the key can forge a log it seals: keep it as private as the logs' honesty
+matters, and give it only to auditors.
+"""
+
+EPILOG_RUN = """\
+approval modes:
+  ask    every page-changing action waits for you (default)
+  risky  only risky ones wait: new hosts, commitments (buy, send, delete...), sensitive
+         fields, run_js
+  none   nothing waits (trusted scripted runs); hand-overs and --allow-domain still hold
+
+models:
+  anthropic:MODEL_ID     Claude (default; key from ANTHROPIC_API_KEY)
+  openai:MODEL_ID        an OpenAI-compatible server (Ollama, vLLM) with --base-url URL
+  scripted:PLAN.jsonl    replay a plan file (demos, tests); never presented as a model
+
+exit codes: 0 success, 1 unsuccessful / gave up / round limit, 2 usage or configuration
+error, 3 stopped for a person in a non-interactive run, 4 tab pool full (--pool), 130
+interrupted
+
+scripted plans (--model scripted:PLAN.jsonl), one JSON object per line, in order:
+  {"tool": "click", "target": "Book now", "reason": "open the form"}
+  {"tool": "type", "input": {"index": 12, "text": "Ada"}}
+  {"tool": "click", "target": "Pay", "on_deny": "ask"}
+  tool     one of the model's tools (click, type, select_option, navigate, ..., finish)
+  input    its arguments; "target" names the element by its visible text instead of
+           input.index (looked up in the page state when the step runs)
+  reason   shown in the approval; default "Step N of the scripted plan"
+  on_deny  what to do when you deny this step: "ask" (default: pause and explain),
+           "skip" (go on with the next step), "finish" (end, unsuccessfully), or one
+           alternative step as an object {"tool": ..., "target": ...}
+  Blank lines and lines starting with // or # are ignored. When the plan runs out it
+  finishes unsuccessfully.
+
+examples:
+  handrail run "find the opening hours of the town library" --start-url https://example.org
+  handrail run "fill in the contact form" --model openai:llama3.1 --base-url http://localhost:11434/v1
+  handrail run "check my order status" --connect --approve risky
+"""
+
+EPILOG_RERUN = """\
+how a step is found again: a candidate must have the recorded tag and role, and scores
+  +50 same accessible name (or +30 x similarity when it is at least 0.6 alike),
+  +/-20 same or other name= / href path, +/-8 same or other type, placeholder, target,
+  options, +15 on the recorded page (path), +20 same text line before it, -30 in another
+  frame. It fits when the best scores 60 or more and no other is within 15 points of it.
+
+when a step no longer fits: with --model, that round goes to the model (told the recorded
+  step, why it does not fit and the closest elements); the recorded steps resume when one
+  fits again (a later step that fits on its own recorded page means the model did the ones
+  before it). Without --model the rerun stops there: exit 1, naming the recorded round.
+
+typed text is reused; <secret:NAME> needs that secret configured now (--secret); text the
+  log keeps as «redacted» is never guessed. Recorded approvals are never reused.
+
+examples:
+  handrail rerun audit_logs/2026-12-01T09-00-00_book-a-train.jsonl --rebase http://127.0.0.1:8000
+  handrail rerun staging.jsonl --rebase https://staging.example=https://shop.example --model anthropic:claude-sonnet-5-5
+"""
+
+
+def _add_browser_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("browser")
+    g.add_argument("--headless", action="store_true", help="launch Chrome without a window")
+    g.add_argument(
+        "--cdp-url",
+        metavar="URL",
+        help="attach to a running browser (http://host:port or ws://...)",
+    )
+    g.add_argument(
+        "--connect",
+        action="store_true",
+        help="attach to your own Chrome (enable it at chrome://inspect/#remote-debugging)",
+    )
+    g.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="profile folder for the launched Chrome (default: handrail's own)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from core.audit.key import DATA_DIR_ENV
+    from tui.web.serve import add_serve_parser
+
+    parser = argparse.ArgumentParser(
+        prog="handrail",
+        description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
+    )
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="print the version and exit"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run",
+        help="run a task in the browser, under your supervision",
+        description="Run a task. The observatory shows every round and asks before the page changes.",
+        epilog=EPILOG_RUN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("task", help="what handrail should do, in plain words")
+    run.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
+    _add_run_options(run, max_rounds=30, model_help="model to use (see below)")
+    run.add_argument(
+        "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
+    )
+    run.add_argument(
+        "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
+    )
+
+    add_serve_parser(sub, run)
+
+    rerun = sub.add_parser(
+        "rerun",
+        help="repeat a recorded run on the live site, asking a model only where it changed",
+        description=(
+            "Repeats the run recorded in LOG: each step's target is found again by what it "
+            "was (tag, role, name, attributes, the text before it, its frame), never by its "
+            "index. Every page-changing step still asks as --approve says; hand-overs and "
+            "--allow-domain hold as in a live run. A step that no longer fits goes to --model, "
+            "or stops the rerun (exit 1) naming it."
+        ),
+        epilog=EPILOG_RERUN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rerun.add_argument("log", type=Path, help="the recorded run's audit log (.jsonl)")
+    rerun.add_argument(
+        "--rebase",
+        action="append",
+        default=[],
+        metavar="[OLD=]ORIGIN",
+        help="repeat on ORIGIN instead of the recorded start origin (or map OLD; repeatable)",
+    )
+    _add_run_options(
+        rerun,
+        max_rounds=None,
+        model_help="model for the steps that no longer fit (default: none: stop there)",
+    )
+
+    replay = sub.add_parser("replay", help="step through an audit log in the observatory")
+    replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
+    replay.add_argument("--follow", action="store_true", help="keep reading as a live run appends")
+    _add_theme_option(replay)
+
+    verify = sub.add_parser(
+        "verify",
+        help="check that an audit log is whole, unedited and sealed",
+        description=(
+            "Checks every record's hash-chain link and seal (a MAC under this installation's "
+            "key), and that run_end closes the run. Names the first bad line."
+        ),
+        epilog=EPILOG_VERIFY,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("log", type=Path, help="an audit log (.jsonl)")
+    verify.add_argument(
+        "--key",
+        type=Path,
+        metavar="FILE",
+        help="check the seals with this key (from `handrail key export` where the log was "
+        "written) instead of this installation's",
+    )
+
+    key = sub.add_parser(
+        "key",
+        help="the audit key that seals this installation's logs",
+        description=(
+            "Each installation seals its audit logs with its own key (32 random bytes, "
+            f"mode 0600, in $XDG_DATA_HOME/handrail or ~/.local/share/handrail; "
+            f"${DATA_DIR_ENV} overrides the folder)."
+        ),
+    )
+    key_sub = key.add_subparsers(dest="key_command", metavar="ACTION", required=True)
+    key_sub.add_parser(
+        "export",
+        help="print the key (hex) for an auditor: with it, `handrail verify --key FILE` "
+        "checks this installation's logs anywhere",
+    )
+
+    demo = sub.add_parser(
+        "demo",
+        help="watch handrail book a train on a bundled local site (no API key needed)",
+        description=(
+            "Starts a small booking site on 127.0.0.1 and runs a fixed task on it. With "
+            "ANTHROPIC_API_KEY set it uses Claude; without, a bundled scripted plan (said so "
+            "in the header). Every page-changing action asks you; it stops at the payment page."
+        ),
+    )
+    demo.add_argument(
+        "--model",
+        default=None,
+        metavar="SPEC",
+        help="model to use (default: Claude with ANTHROPIC_API_KEY, else the bundled plan)",
+    )
+    demo.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default=None,
+        help="what waits for approval (default: ask)",
+    )
+    demo.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
+    demo.add_argument(
+        "--headless",
+        action="store_true",
+        help="no browser window (default when there is no display)",
+    )
+    demo.add_argument("--headed", action="store_true", help="force a browser window")
+    demo.add_argument(
+        "--site-only",
+        action="store_true",
+        help="only serve the booking site, print its URL and run until Ctrl-C",
+    )
+    demo.add_argument(
+        "--port", type=int, default=0, metavar="N", help="port for the site (default: any free)"
+    )
+    _add_audit_dir_option(demo, "where run logs go")
+    _add_theme_option(demo)
+
+    doctor = sub.add_parser("doctor", help="check that everything a run needs is here")
+    doctor.add_argument(
+        "--cdp-url", metavar="URL", help="check attaching to this browser instead of a launch"
+    )
+    doctor.add_argument(
+        "--connect", action="store_true", help="check attaching to your own running Chrome"
+    )
+    doctor.add_argument(
+        "--model", default=None, metavar="SPEC", help="check this model (see handrail run --help)"
+    )
+    doctor.add_argument("--base-url", metavar="URL", help="endpoint for an openai: model")
+    _add_audit_dir_option(doctor, "check that run logs can be written here")
+    add_pool_parser(sub)
+    return parser
+
+
+def _add_run_options(
+    p: argparse.ArgumentParser, *, max_rounds: int | None, model_help: str
+) -> None:
+    """The options ``run`` and ``rerun`` share (one definition: their help cannot drift)."""
+    p.add_argument("--model", default=None, metavar="SPEC", help=model_help)
+    p.add_argument(
+        "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
+    )
+    p.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default=None,
+        help="what waits for approval (default: ask)",
+    )
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=max_rounds,
+        metavar="N",
+        help=f"stop after N rounds (default: {max_rounds or 'the recorded steps plus 10'})",
+    )
+    p.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
+    _add_browser_options(p)
+    p.add_argument(
+        "--allow-domain",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
+    )
+    p.add_argument(
+        "--network",
+        choices=("strict", "documents"),
+        help="what --allow-domain guards: strict = every request (default with a secret), "
+        "documents = page and frame loads only (default otherwise)",
+    )
+    p.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=ENVVAR[@HOSTS]",
+        help="a secret the model sees only as <secret:NAME>",
+    )
+    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
+    _add_audit_dir_option(p, "where run logs go")
+    _add_theme_option(p)
+    p.add_argument(
+        "--no-screenshots",
+        action="store_true",
+        help="do not save each round's screenshot (a small JPEG) in the run folder",
+    )
+    p.add_argument(
+        "--action-timeout",
+        type=float,
+        default=45.0,
+        metavar="SECONDS",
+        help="limit for one action (default: 45)",
+    )
+
+
+def _add_audit_dir_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--audit-dir",
+        type=Path,
+        default=Path("audit_logs"),
+        metavar="DIR",
+        help=f"{what} (default: audit_logs)",
+    )
+
+
+def _add_theme_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--theme",
+        default=None,
+        metavar="NAME",
+        help="observatory theme (default: the one you last picked with t, else dark); "
+        "an unknown name is an error that lists them",
+    )
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (``--help`` stays fast)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("handrail")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout)"
+
+
+def check_theme(parser: argparse.ArgumentParser, name: str | None) -> None:
+    """``--theme NAME`` must be one the observatory offers (``t``): else exit 2 naming them."""
+    if name is None:
+        return
+    from tui.config import default_config_dir
+    from tui.themes import offered_themes, theme_folders
+
+    offered = offered_themes(theme_folders(default_config_dir()))
+    if name not in offered:
+        parser.error(f"--theme {name!r} is not a theme; choose one of: {', '.join(offered)}")
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``handrail`` command: returns its exit code.
+
+    A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends a run as Ctrl-C does: the run
+    is cancelled, its log gets ``run_end`` and the browser is stopped. A hard kill is left to
+    the browser's reaper (core/browser/reaper.py).
+    """
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    return dispatch(argv)
+
+
+def dispatch(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the command (``main`` without the process-wide signal set-up)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    check_theme(parser, getattr(args, "theme", None))
+    if getattr(args, "resume_slot", None) is not None and not args.pool:
+        parser.error("--resume-slot N resumes a slot of a tab pool: add --pool NAME")
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "verify":
+            return _verify(args.log, args.key)
+        if args.command == "key":
+            return _key_export()
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "rerun":
+            return _rerun(args)
+        if args.command == "demo":
+            from tui.cli.demo import run_demo
+
+            return run_demo(args)
+        if args.command == "serve":
+            from tui.web.serve import run_serve
+
+            return run_serve(args, sys.argv[1:] if argv is None else argv)
+        if args.command == "pool":
+            return run_pool(args)
+        if args.command == "fleet":
+            return run_fleet(args)
+        if args.command == "doctor":
+            from tui.cli.doctor import run_doctor
+
+            return run_doctor(args)
+    except KeyboardInterrupt:
+        print("\nhandrail: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE
+
+
+def settings_from_args(
+    args: argparse.Namespace, *, interactive_default: str, model_spec: str | None = None
+) -> RunSettings:
+    from core.run.session import RunSettings
+
+    return RunSettings(
+        task=args.task,
+        start_url=args.start_url,
+        model_spec=model_spec or _model_spec(args),
+        base_url=args.base_url,
+        approve=cast("ApproveMode", args.approve or interactive_default),
+        max_rounds=args.max_rounds,
+        headless=args.headless,
+        cdp_url=args.cdp_url,
+        connect=args.connect,
+        pool=args.pool,
+        resume_slot=getattr(args, "resume_slot", None),
+        profile=args.profile,
+        allow_domains=tuple(args.allow_domain),
+        network=args.network,
+        allow_js=getattr(args, "allow_js", False),
+        secrets=tuple(args.secret),
+        secrets_file=args.secrets_file,
+        audit_dir=args.audit_dir,
+        upload_dir=getattr(args, "upload_dir", None),
+        action_timeout=args.action_timeout,
+        console_log=args.no_tui,
+        screenshots=not args.no_screenshots,
+    )
+
+
+def _model_spec(args: argparse.Namespace) -> str:
+    """``--model``, else ``HANDRAIL_MODEL``, else Claude."""
+    from core.model.spec import DEFAULT_SPEC
+
+    return str(args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tui.cli.launch import (
+        NO_DISPLAY,
+        has_display,
+        headless_notice,
+        run_console,
+        run_observatory,
+    )
+
+    # No display: headless, and said so (a launched Chrome would fail with its raw stderr).
+    chosen_headless = not (
+        args.headless or args.cdp_url or args.connect or args.pool or has_display()
+    )
+    if chosen_headless:
+        args.headless = True
+    if args.no_tui:
+        if chosen_headless:
+            print(headless_notice(), file=sys.stderr)
+        return run_console(settings_from_args(args, interactive_default="ask"))
+    from core.model.spec import spec_label
+    from core.run.phases import first_phase
+
+    return run_observatory(
+        lambda: settings_from_args(args, interactive_default="ask"),
+        task=args.task,
+        theme=args.theme,
+        model=spec_label(_model_spec(args), base_url=args.base_url, env=os.environ),
+        phase=first_phase(cdp_url=args.cdp_url, connect=args.connect, pool=args.pool),
+        headless_cause=NO_DISPLAY if chosen_headless else None,
+    )
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    from core.rerun.rerun import NO_MODEL, Rerun, run_rerun
+    from core.run.session import ConfigError
+    from tui.cli.launch import (
+        NO_DISPLAY,
+        has_display,
+        headless_notice,
+        run_console,
+        run_observatory,
+    )
+
+    try:
+        rerun = Rerun.load(args.log, args.rebase)
+    except ConfigError as exc:
+        print(f"handrail rerun: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    chosen_headless = not (
+        args.headless or args.cdp_url or args.connect or args.pool or has_display()
+    )
+    if chosen_headless:
+        args.headless = True
+    args.task = rerun.recorded.task
+    args.start_url = None
+    base = settings_from_args(args, interactive_default="ask", model_spec=args.model or NO_MODEL)
+    settings = rerun.settings(base, allow_domains=args.allow_domain, max_rounds=args.max_rounds)
+
+    async def runner(
+        settings: RunSettings,
+        *,
+        supervisor: Supervisor,
+        sinks: Sequence[EventSink],
+        on_phase: PhaseSink | None = None,
+    ) -> RunFinished:
+        finished, _plan = await run_rerun(
+            rerun, settings, supervisor=supervisor, sinks=sinks, on_phase=on_phase
+        )
+        return finished
+
+    if args.no_tui:
+        if chosen_headless:
+            print(headless_notice(), file=sys.stderr)
+        return run_console(settings, runner=runner)
+    from core.run.phases import first_phase
+
+    return run_observatory(
+        lambda: settings,
+        task=settings.task,
+        theme=args.theme,
+        phase=first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool),
+        headless_cause=NO_DISPLAY if chosen_headless else None,
+        runner=runner,
+    )
+
+
+def _verify(path: Path, key_file: Path | None) -> int:
+    from core.audit import AuditKeyError, key_from_file, verify
+
+    key = None
+    if key_file is not None:
+        try:
+            key = key_from_file(key_file)
+        except (OSError, AuditKeyError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            print(f"handrail verify: cannot use --key {key_file}: {reason}", file=sys.stderr)
+            return EXIT_USAGE
+    report = verify(path, key) if key is not None else verify(path)
+    print(f"{path}: {report.summary()}")
+    for note in report.notes:
+        print(f"  note: {note}")
+    return report.exit_code
+
+
+def _key_export() -> int:
+    from core.audit import AuditKeyError, installation_key
+
+    try:
+        key = installation_key()
+    except (OSError, AuditKeyError) as exc:
+        print(f"handrail key export: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(key.hex())
+    print(
+        f"handrail: this is the audit key in {key.source} (key id {key.key_id}). Whoever has "
+        "it can check this installation's logs with `handrail verify --key FILE`, and can "
+        "also forge them: give it to auditors only.",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if not args.log.is_file():
+        what = (
+            "is a directory, not an audit log (give one of its .jsonl files)"
+            if args.log.is_dir()
+            else "is not a regular file"
+            if args.log.exists()
+            else "does not exist"
+        )
+        print(f"handrail replay: {args.log} {what}", file=sys.stderr)
+        return EXIT_USAGE
+    from tui.screens.replay import run_replay
+
+    return run_replay(args.log, follow=args.follow, theme=args.theme)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""``handrail serve``: the observatory of one run, supervised from a web browser.
+
+textual-serve (aiohttp) runs ``handrail run ...`` in a child process per browser
+connection and relays its screen over a websocket. In front of it, :func:`guard` admits
+only the person holding the token printed once at start:
+
+- the URL's ``?token=`` is swapped for an HttpOnly, SameSite=Strict cookie and the browser
+  is sent on to ``/`` (the token leaves the address bar and the page's own text; page
+  scripts cannot read the cookie, and other sites' requests never carry it);
+- every request without the token gets 403; there are no CORS headers, framing is denied,
+  and no referrer is sent;
+- the Host header must be the address we bound (a DNS-rebinding site has another Host), and
+  a websocket upgrade or any request with an ``Origin`` must come from that same origin;
+- one browser session at a time: a second tab gets 409 instead of a second run.
+
+Binding anything but loopback needs ``--host`` (there is no other way to set it) and
+prints a warning: whoever reaches the port with the URL can approve actions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import shlex
+import signal
+import sys
+from collections.abc import Sequence
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+_SERVE_ONLY = ("--host", "--port")
+
+
+def add_serve_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], run: argparse.ArgumentParser
+) -> None:
+    """``handrail serve``: every option of ``run`` (copied from its parser) plus where to
+    listen. Abbreviations are off so the serve-only options are exactly ``--host``/``--port``."""
+    serve = sub.add_parser(
+        "serve",
+        parents=[run],
+        add_help=False,  # the -h copied from run's parser prints this one's help
+        allow_abbrev=False,
+        help="run a task, supervised from a web browser instead of this terminal",
+        description=(
+            "Runs the observatory as a web page (textual-serve) and prints its URL, with a "
+            "one-time random token, once. Opening the URL starts the run; the page works as "
+            "the terminal observatory does. Takes every `handrail run` option."
+        ),
+        epilog=(
+            "The URL is the key: anyone who has it and can reach the port can approve "
+            "actions. Requests without the token get 403."
+        ),
+    )
+    web = serve.add_argument_group("web view")
+    web.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        metavar="ADDR",
+        help=f"address to listen on (default: {DEFAULT_HOST}; anything else warns)",
+    )
+    web.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        metavar="N",
+        help=f"port to listen on (default: {DEFAULT_PORT}; 0 picks a free one)",
+    )
+
+
+def run_argv(serve_argv: Sequence[str]) -> list[str]:
+    """The ``handrail run`` arguments inside ``handrail serve`` arguments: ``serve`` itself
+    and the serve-only options (``--host X``, ``--port=X``) are removed, the rest kept in
+    order (after ``--`` everything is the run's)."""
+    args = list(serve_argv)
+    if args and args[0] == "serve":
+        args = args[1:]
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            out.extend(args[i:])
+            break
+        if arg in _SERVE_ONLY:
+            i += 2
+            continue
+        if arg.startswith(tuple(f"{name}=" for name in _SERVE_ONLY)):
+            i += 1
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def bind_warning(host: str) -> str | None:
+    """What to tell the person who binds ``host`` (None for loopback)."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: listening on {host}, not loopback. Anyone who can reach this port and has "
+        "the URL can watch the run and approve its actions, and the connection is not encrypted."
+    )
+
+
+def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``handrail serve``: check the run's settings, then serve until Ctrl-C (exit 130)."""
+    import asyncio  # here, not at the top: `handrail --help` builds this parser
+    import secrets
+
+    from tui.cli.main import settings_from_args
+    from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+
+    if args.no_tui:
+        print(
+            "handrail serve: --no-tui has no screen to serve; use `handrail run --no-tui`",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        from tui.web.guard import GuardedServer, serve_forever
+    except ImportError:
+        print(
+            "handrail serve: textual-serve is not installed; `pip install textual-serve` "
+            "(scripts/bootstrap.sh installs it)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from core.run.session import ConfigError, prepare
+
+    settings = settings_from_args(args, interactive_default="ask")
+    try:
+        asyncio.run(prepare(settings))
+    except ConfigError as exc:
+        print(f"handrail serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    warning = bind_warning(args.host)
+    if warning is not None:
+        print(f"handrail serve: {warning}", file=sys.stderr)
+    command = shlex.join([sys.executable, "-m", "tui.cli.main", "run", *run_argv(argv)])
+    token = secrets.token_urlsafe(24)
+    server = GuardedServer(
+        command,
+        host=args.host,
+        port=args.port,
+        token=token,
+        title=f"handrail: {args.task}",
+        loopback=is_loopback(args.host),
+        refused=lambda line: print(f"handrail serve: {line}", file=sys.stderr, flush=True),
+    )
+
+    def announce(url: str) -> None:
+        print(f"handrail serve: open {url}", flush=True)
+        print("  (the token in it is the key; Ctrl-C stops serving)", flush=True)
+
+    async def main() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, task.cancel)
+        await serve_forever(server, announce=announce)
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        print(f"handrail serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("handrail serve: stopped", file=sys.stderr)
+    return EXIT_INTERRUPTED

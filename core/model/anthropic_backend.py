@@ -10,8 +10,8 @@ from anthropic import AsyncAnthropic
 from anthropic.types import Message, MessageParam, TextBlockParam, ToolParam
 
 from core.model.base import DEFAULT_MAX_TOKENS, ModelConfigError, ModelError, ModelReply
-from core.model.spec import ANTHROPIC_KEY_HELP as _KEY_HELP
-from core.model.spec import DEFAULT_ANTHROPIC_MODEL
+from core.model.defaults import ANTHROPIC_KEY_HELP as _KEY_HELP
+from core.model.defaults import DEFAULT_ANTHROPIC_MODEL
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 MAX_RETRIES = 4

@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from core.model.base import Model, ModelConfigError
+from core.model.defaults import ANTHROPIC_KEY_HELP
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
+# Re-exported (`as`): core.model and its callers still name it from here.
+from core.model.defaults import DEFAULT_ANTHROPIC_MODEL as DEFAULT_ANTHROPIC_MODEL
+
 DEFAULT_SPEC = f"anthropic:{DEFAULT_ANTHROPIC_MODEL}"
 
 SPEC_FORMS = (
@@ -46,12 +49,6 @@ def spec_label(spec: str, *, base_url: str | None, env: Mapping[str, str]) -> st
     if kind == "openai":
         return f"openai:{value} @ {base_url or env.get('OPENAI_BASE_URL') or '?'}"
     return f"scripted plan: {Path(value).expanduser().name}"
-
-
-ANTHROPIC_KEY_HELP = (
-    "Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to your key from "
-    "https://console.anthropic.com, or run without a model: --model scripted:PLAN.jsonl."
-)
 
 
 def precheck(spec: str, *, base_url: str | None, env: Mapping[str, str]) -> None:

@@ -14,13 +14,19 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
+from tui.cli.run_options import (
+    add_audit_dir_option,
+    add_run_options,
+    add_theme_option,
+    model_spec_from_args,
+    settings_from_args,
+)
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from core.guard.policy import ApproveMode
     from core.run.events import EventSink, RunFinished, Supervisor
     from core.run.session import PhaseSink, RunSettings
 
@@ -95,27 +101,6 @@ examples:
 """
 
 
-def _add_browser_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("browser")
-    g.add_argument("--headless", action="store_true", help="launch Chrome without a window")
-    g.add_argument(
-        "--cdp-url",
-        metavar="URL",
-        help="attach to a running browser (http://host:port or ws://...)",
-    )
-    g.add_argument(
-        "--connect",
-        action="store_true",
-        help="attach to your own Chrome (enable it at chrome://inspect/#remote-debugging)",
-    )
-    g.add_argument(
-        "--profile",
-        type=Path,
-        metavar="DIR",
-        help="profile folder for the launched Chrome (default: handrail's own)",
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     from core.audit.key import DATA_DIR_ENV
     from tui.web.serve import add_serve_parser
@@ -138,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("task", help="what handrail should do, in plain words")
     run.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
-    _add_run_options(run, max_rounds=30, model_help="model to use (see below)")
+    add_run_options(run, max_rounds=30, model_help="model to use (see below)")
     run.add_argument(
         "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
     )
@@ -169,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="[OLD=]ORIGIN",
         help="repeat on ORIGIN instead of the recorded start origin (or map OLD; repeatable)",
     )
-    _add_run_options(
+    add_run_options(
         rerun,
         max_rounds=None,
         model_help="model for the steps that no longer fit (default: none: stop there)",
@@ -178,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="step through an audit log in the observatory")
     replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
     replay.add_argument("--follow", action="store_true", help="keep reading as a live run appends")
-    _add_theme_option(replay)
+    add_theme_option(replay)
 
     verify = sub.add_parser(
         "verify",
@@ -251,8 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--port", type=int, default=0, metavar="N", help="port for the site (default: any free)"
     )
-    _add_audit_dir_option(demo, "where run logs go")
-    _add_theme_option(demo)
+    add_audit_dir_option(demo, "where run logs go")
+    add_theme_option(demo)
 
     doctor = sub.add_parser("doctor", help="check that everything a run needs is here")
     doctor.add_argument(
@@ -265,89 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=None, metavar="SPEC", help="check this model (see handrail run --help)"
     )
     doctor.add_argument("--base-url", metavar="URL", help="endpoint for an openai: model")
-    _add_audit_dir_option(doctor, "check that run logs can be written here")
+    add_audit_dir_option(doctor, "check that run logs can be written here")
     add_pool_parser(sub)
     return parser
-
-
-def _add_run_options(
-    p: argparse.ArgumentParser, *, max_rounds: int | None, model_help: str
-) -> None:
-    """The options ``run`` and ``rerun`` share (one definition: their help cannot drift)."""
-    p.add_argument("--model", default=None, metavar="SPEC", help=model_help)
-    p.add_argument(
-        "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
-    )
-    p.add_argument(
-        "--approve",
-        choices=("ask", "risky", "none"),
-        default=None,
-        help="what waits for approval (default: ask)",
-    )
-    p.add_argument(
-        "--max-rounds",
-        type=int,
-        default=max_rounds,
-        metavar="N",
-        help=f"stop after N rounds (default: {max_rounds or 'the recorded steps plus 10'})",
-    )
-    p.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
-    _add_browser_options(p)
-    p.add_argument(
-        "--allow-domain",
-        action="append",
-        default=[],
-        metavar="HOST",
-        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
-    )
-    p.add_argument(
-        "--network",
-        choices=("strict", "documents"),
-        help="what --allow-domain guards: strict = every request (default with a secret), "
-        "documents = page and frame loads only (default otherwise)",
-    )
-    p.add_argument(
-        "--secret",
-        action="append",
-        default=[],
-        metavar="NAME=ENVVAR[@HOSTS]",
-        help="a secret the model sees only as <secret:NAME>",
-    )
-    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
-    _add_audit_dir_option(p, "where run logs go")
-    _add_theme_option(p)
-    p.add_argument(
-        "--no-screenshots",
-        action="store_true",
-        help="do not save each round's screenshot (a small JPEG) in the run folder",
-    )
-    p.add_argument(
-        "--action-timeout",
-        type=float,
-        default=45.0,
-        metavar="SECONDS",
-        help="limit for one action (default: 45)",
-    )
-
-
-def _add_audit_dir_option(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument(
-        "--audit-dir",
-        type=Path,
-        default=Path("audit_logs"),
-        metavar="DIR",
-        help=f"{what} (default: audit_logs)",
-    )
-
-
-def _add_theme_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--theme",
-        default=None,
-        metavar="NAME",
-        help="observatory theme (default: the one you last picked with t, else dark); "
-        "an unknown name is an error that lists them",
-    )
 
 
 class _VersionAction(argparse.Action):
@@ -445,44 +350,6 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def settings_from_args(
-    args: argparse.Namespace, *, interactive_default: str, model_spec: str | None = None
-) -> RunSettings:
-    from core.run.session import RunSettings
-
-    return RunSettings(
-        task=args.task,
-        start_url=args.start_url,
-        model_spec=model_spec or _model_spec(args),
-        base_url=args.base_url,
-        approve=cast("ApproveMode", args.approve or interactive_default),
-        max_rounds=args.max_rounds,
-        headless=args.headless,
-        cdp_url=args.cdp_url,
-        connect=args.connect,
-        pool=args.pool,
-        resume_slot=getattr(args, "resume_slot", None),
-        profile=args.profile,
-        allow_domains=tuple(args.allow_domain),
-        network=args.network,
-        allow_js=getattr(args, "allow_js", False),
-        secrets=tuple(args.secret),
-        secrets_file=args.secrets_file,
-        audit_dir=args.audit_dir,
-        upload_dir=getattr(args, "upload_dir", None),
-        action_timeout=args.action_timeout,
-        console_log=args.no_tui,
-        screenshots=not args.no_screenshots,
-    )
-
-
-def _model_spec(args: argparse.Namespace) -> str:
-    """``--model``, else ``HANDRAIL_MODEL``, else Claude."""
-    from core.model.spec import DEFAULT_SPEC
-
-    return str(args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC)
-
-
 def _run(args: argparse.Namespace) -> int:
     from tui.cli.launch import (
         NO_DISPLAY,
@@ -509,7 +376,7 @@ def _run(args: argparse.Namespace) -> int:
         lambda: settings_from_args(args, interactive_default="ask"),
         task=args.task,
         theme=args.theme,
-        model=spec_label(_model_spec(args), base_url=args.base_url, env=os.environ),
+        model=spec_label(model_spec_from_args(args), base_url=args.base_url, env=os.environ),
         phase=first_phase(cdp_url=args.cdp_url, connect=args.connect, pool=args.pool),
         headless_cause=NO_DISPLAY if chosen_headless else None,
     )

@@ -117,7 +117,7 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     import asyncio  # here, not at the top: `handrail --help` builds this parser
     import secrets
 
-    from tui.cli.main import settings_from_args
+    from tui.cli.run_options import settings_from_args
     from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
     if args.no_tui:

@@ -1,0 +1,162 @@
+"""The options of a run, shared by ``run``, ``rerun`` and ``serve``, and the settings they
+make: one definition, so their help cannot drift.
+
+Imported by :mod:`tui.cli.main` (which builds the parsers) and :mod:`tui.web.serve` (which
+checks a run's settings before serving it); it imports neither of them. Nothing here loads
+core until the settings are made (``handrail --help`` stays fast).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from core.guard.policy import ApproveMode
+    from core.run.session import RunSettings
+
+
+def add_run_options(p: argparse.ArgumentParser, *, max_rounds: int | None, model_help: str) -> None:
+    """The options ``run`` and ``rerun`` share (``serve`` copies ``run``'s parser)."""
+    p.add_argument("--model", default=None, metavar="SPEC", help=model_help)
+    p.add_argument(
+        "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
+    )
+    p.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default=None,
+        help="what waits for approval (default: ask)",
+    )
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=max_rounds,
+        metavar="N",
+        help=f"stop after N rounds (default: {max_rounds or 'the recorded steps plus 10'})",
+    )
+    p.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
+    add_browser_options(p)
+    p.add_argument(
+        "--allow-domain",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
+    )
+    p.add_argument(
+        "--network",
+        choices=("strict", "documents"),
+        help="what --allow-domain guards: strict = every request (default with a secret), "
+        "documents = page and frame loads only (default otherwise)",
+    )
+    p.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=ENVVAR[@HOSTS]",
+        help="a secret the model sees only as <secret:NAME>",
+    )
+    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
+    add_audit_dir_option(p, "where run logs go")
+    add_theme_option(p)
+    p.add_argument(
+        "--no-screenshots",
+        action="store_true",
+        help="do not save each round's screenshot (a small JPEG) in the run folder",
+    )
+    p.add_argument(
+        "--action-timeout",
+        type=float,
+        default=45.0,
+        metavar="SECONDS",
+        help="limit for one action (default: 45)",
+    )
+
+
+def add_browser_options(p: argparse.ArgumentParser) -> None:
+    """The "browser" group: launch headless, or attach (``--cdp-url``, ``--connect``)."""
+    g = p.add_argument_group("browser")
+    g.add_argument("--headless", action="store_true", help="launch Chrome without a window")
+    g.add_argument(
+        "--cdp-url",
+        metavar="URL",
+        help="attach to a running browser (http://host:port or ws://...)",
+    )
+    g.add_argument(
+        "--connect",
+        action="store_true",
+        help="attach to your own Chrome (enable it at chrome://inspect/#remote-debugging)",
+    )
+    g.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="profile folder for the launched Chrome (default: handrail's own)",
+    )
+
+
+def add_audit_dir_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--audit-dir DIR`` (default ``audit_logs``); ``what`` says what the folder is for."""
+    p.add_argument(
+        "--audit-dir",
+        type=Path,
+        default=Path("audit_logs"),
+        metavar="DIR",
+        help=f"{what} (default: audit_logs)",
+    )
+
+
+def add_theme_option(p: argparse.ArgumentParser) -> None:
+    """``--theme NAME``; the name is checked after parsing (``main.check_theme``)."""
+    p.add_argument(
+        "--theme",
+        default=None,
+        metavar="NAME",
+        help="observatory theme (default: the one you last picked with t, else dark); "
+        "an unknown name is an error that lists them",
+    )
+
+
+def settings_from_args(
+    args: argparse.Namespace, *, interactive_default: str, model_spec: str | None = None
+) -> RunSettings:
+    """The run's settings from parsed ``run``/``rerun``/``serve`` arguments. ``model_spec``
+    overrides :func:`model_spec_from_args`; ``interactive_default`` is the approval mode when
+    ``--approve`` is not given. Options only ``run`` has (``--allow-js``, ``--upload-dir``,
+    ``--resume-slot``) default to off when absent."""
+    from core.run.session import RunSettings
+
+    return RunSettings(
+        task=args.task,
+        start_url=args.start_url,
+        model_spec=model_spec or model_spec_from_args(args),
+        base_url=args.base_url,
+        approve=cast("ApproveMode", args.approve or interactive_default),
+        max_rounds=args.max_rounds,
+        headless=args.headless,
+        cdp_url=args.cdp_url,
+        connect=args.connect,
+        pool=args.pool,
+        resume_slot=getattr(args, "resume_slot", None),
+        profile=args.profile,
+        allow_domains=tuple(args.allow_domain),
+        network=args.network,
+        allow_js=getattr(args, "allow_js", False),
+        secrets=tuple(args.secret),
+        secrets_file=args.secrets_file,
+        audit_dir=args.audit_dir,
+        upload_dir=getattr(args, "upload_dir", None),
+        action_timeout=args.action_timeout,
+        console_log=args.no_tui,
+        screenshots=not args.no_screenshots,
+    )
+
+
+def model_spec_from_args(args: argparse.Namespace) -> str:
+    """``--model``, else ``HANDRAIL_MODEL``, else Claude."""
+    from core.model.spec import DEFAULT_SPEC
+
+    return str(args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC)

@@ -35,6 +35,16 @@ def test_core_never_imports_the_ui() -> None:
     assert out.stdout.strip() == "", f"core pulled in: {out.stdout.strip()}"
 
 
+def test_the_import_contracts_hold() -> None:
+    """pyproject.toml's import-linter contracts: the layers, core without the UI, no circles.
+    Cheap (about 2 s without its cache), so it runs with the tests as well as in check.sh."""
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    out = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stdout[out.stdout.find("Broken contracts") :] or out.stderr
+
+
 def test_every_name_of_the_audit_package_is_what_it_says_whichever_comes_first() -> None:
     """core.audit loads its names on first use; importing a submodule must never leave a
     name (``verify``) bound to the module of the same name."""

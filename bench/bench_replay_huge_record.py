@@ -73,7 +73,7 @@ print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss 
 
 def generate(path: Path, reply_bytes: int, rounds: int, huge_rounds: int = 1) -> None:
     from core.actions import Action
-    from core.audit import AuditRecorder, AuditWriter
+    from core.audit import AuditWriter
     from core.audit.records import ApprovalRecord
     from core.result import ActionResult
     from core.run.events import (
@@ -86,6 +86,7 @@ def generate(path: Path, reply_bytes: int, rounds: int, huge_rounds: int = 1) ->
         RunFinished,
         RunStarted,
     )
+    from core.run.recorder import AuditRecorder
 
     words = [
         "the",

@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.guard.decision import ApprovalDecision
 from core.run.events import (
     ActionDone,
-    ApprovalDecision,
     ApprovalRequest,
     Event,
     HumanRequest,

@@ -12,10 +12,10 @@ import json
 import sys
 from typing import Any, TextIO
 
+from core.guard.decision import ApprovalDecision
 from core.run.events import (
     ActionDone,
     ActionParsed,
-    ApprovalDecision,
     ApprovalRequest,
     Event,
     HumanNeeded,

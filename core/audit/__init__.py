@@ -2,16 +2,19 @@
 
 One job per module: :mod:`~core.audit.key` (the installation's key), :mod:`~core.audit.chain`
 (the bytes of a sealed, chained line), :mod:`~core.audit.writer` (durable appends),
-:mod:`~core.audit.records` (typed records shared by the recorder and replay),
-:mod:`~core.run.recorder` (agent events to records), :mod:`~core.audit.reader` (whole-log
-and indexed reading) and :mod:`~core.audit.verify`. Record shapes are the contract in
-docs/architecture.md ("Audit log").
+:mod:`~core.audit.records` (typed records: the recorder writes them, replay reads them
+back), :mod:`~core.audit.reader` (whole-log and indexed reading) and
+:mod:`~core.audit.verify`. The recorder, which turns a run's events into records, belongs to
+the run: :mod:`core.run.recorder`. Record shapes are the contract in docs/architecture.md
+("Audit log").
+
+May import: :mod:`core.model` and everything below it; never :mod:`core.run`.
 """
 
 from typing import TYPE_CHECKING
 
 # The names below are loaded on first use (PEP 562), so that importing one light module such
-# as core.audit.key (``handrail --help`` does) does not load the recorder and its dependencies.
+# as core.audit.key (``handrail --help`` does) does not load the records, reader and verifier.
 if TYPE_CHECKING:
     from core.audit.chain import line_hash
     from core.audit.key import (
@@ -25,7 +28,6 @@ if TYPE_CHECKING:
     from core.audit.records import ApprovalRecord, RoundEntry, rounds_of
     from core.audit.verify import VerifyReport, verify
     from core.audit.writer import SCHEMA, AuditError, AuditLockedError, AuditWriter
-    from core.run.recorder import AuditRecorder
     from core.secrets import REDACTED
 
 __all__ = [
@@ -36,7 +38,6 @@ __all__ = [
     "AuditKey",
     "AuditKeyError",
     "AuditLockedError",
-    "AuditRecorder",
     "AuditWriter",
     "LogIndex",
     "LogProblem",
@@ -63,7 +64,6 @@ _HOME = {
     "LogProblem": "core.audit.reader",
     "LogRead": "core.audit.reader",
     "read_log": "core.audit.reader",
-    "AuditRecorder": "core.run.recorder",
     "ApprovalRecord": "core.audit.records",
     "RoundEntry": "core.audit.records",
     "rounds_of": "core.audit.records",

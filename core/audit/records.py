@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.run.events import ApprovalDecision
+from core.guard.decision import ApprovalDecision
 
 DecisionName = Literal["approved", "edited", "denied", "abort", "auto", "not_needed"]
 RoundOutcome = Literal["ok", "error", "unknown"]

@@ -24,8 +24,8 @@ from urllib.parse import urljoin, urlsplit
 
 from core.actions import PAGE_CHANGING, Action
 from core.eyes.snapshot import ElementInfo, SensitiveField, Snapshot
+from core.guard.decision import HumanKind
 from core.keys import MOVING_KEYS
-from core.run.events import HumanKind
 from core.secrets import Secrets, only_placeholders
 
 ApproveMode = Literal["ask", "risky", "none"]

@@ -26,6 +26,7 @@ from core.browser.browser import BrowserError
 from core.cdp import CDPError
 from core.eyes.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.guard.allowlist import DomainGuard
+from core.guard.decision import ApprovalDecision, HumanKind
 from core.guard.policy import (
     Assessment,
     Finding,
@@ -47,13 +48,11 @@ from core.run.events import (
     ActionDone,
     ActionIntent,
     ActionParsed,
-    ApprovalDecision,
     ApprovalGiven,
     ApprovalNeeded,
     ApprovalRequest,
     Event,
     EventSink,
-    HumanKind,
     HumanNeeded,
     HumanRequest,
     HumanReturned,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from core.actions import Action
+from core.guard.decision import ApprovalDecision, HumanKind
 from core.result import ActionResult
 
 if TYPE_CHECKING:
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from core.model.base import ReplyOrigin
 
 RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
-HumanKind = Literal["password", "otp", "captcha", "payment", "ask_human", "dialog", "other"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,17 +52,6 @@ class ApprovalRequest:
     what changed since the person last saw the target."""
     crop: TargetCrop | None = None
     """A picture of the target, for the person only (never the model or the log)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalDecision:
-    decision: Literal["approved", "denied", "edited", "abort"]
-    by: str = "person"
-    edited_params: dict[str, Any] | None = None
-    note: str | None = None
-    """For a denial: sent to the model as the reason."""
-    approve_kind_for_run: bool = False
-    """Approve every further non-risky action of this tool for the rest of the run."""
 
 
 @dataclass(frozen=True, slots=True)

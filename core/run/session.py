@@ -24,7 +24,7 @@ from pathlib import Path
 
 import structlog
 
-from core.audit import AuditError, AuditRecorder, AuditWriter
+from core.audit import AuditError, AuditWriter
 from core.browser.browser import Browser, BrowserError, LaunchOptions
 from core.eyes.snapshot import follow_frames
 from core.guard.allowlist import (
@@ -45,6 +45,7 @@ from core.run import oplog
 from core.run.agent import Agent, AgentConfig
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.phases import first_phase, launches_browser
+from core.run.recorder import AuditRecorder
 from core.run.round_shots import RoundShots
 from core.secrets import Secrets, SecretsError
 

@@ -22,7 +22,6 @@ from core.audit import (
     REDACTED,
     AuditError,
     AuditLockedError,
-    AuditRecorder,
     AuditWriter,
     LogIndex,
     LogProblem,
@@ -31,12 +30,12 @@ from core.audit import (
     verify,
 )
 from core.audit.records import ApprovalRecord, RoundRecord
+from core.guard.decision import ApprovalDecision
 from core.result import ActionResult
 from core.run.events import (
     ActionDone,
     ActionIntent,
     ActionParsed,
-    ApprovalDecision,
     ApprovalGiven,
     HumanNeeded,
     HumanRequest,
@@ -47,6 +46,7 @@ from core.run.events import (
     RunFinished,
     RunStarted,
 )
+from core.run.recorder import AuditRecorder
 from core.secrets import Secret, Secrets
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from core.actions import Action
-from core.audit import AuditError, AuditRecorder, AuditWriter, installation_key, key_from_file
+from core.audit import AuditError, AuditWriter, installation_key, key_from_file
 from core.audit.chain import encode, line_hash, mac_of, split_seal, with_mac
 from core.audit.key import DATA_DIR_ENV, KEY_FILE
 from core.audit.records import ApprovalRecord
+from core.guard.decision import ApprovalDecision
 from core.result import ActionResult
 from core.run.events import (
     ActionDone,
     ActionIntent,
     ActionParsed,
-    ApprovalDecision,
     ApprovalGiven,
     ModelReplied,
     Observed,
@@ -31,6 +31,7 @@ from core.run.events import (
     RunFinished,
     RunStarted,
 )
+from core.run.recorder import AuditRecorder
 from tui.cli.main import main
 
 ATTACKER_KEY = bytes(range(32))

@@ -19,8 +19,9 @@ import pytest
 
 from core.browser.browser import Browser, Tab
 from core.guard.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts
+from core.guard.decision import ApprovalDecision
 from core.guard.policy import url_allowed
-from core.run.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse
 from core.run.session import ConfigError, RunSettings, prepare, run_session
 from tests.conftest import launch_browser
 from tests.helpers import load, page_eval

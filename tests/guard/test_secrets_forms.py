@@ -11,7 +11,8 @@ from urllib.parse import quote
 import pytest
 
 from core.browser.browser import Tab
-from core.run.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
+from core.guard.decision import ApprovalDecision
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse
 from core.run.session import RunSettings, run_session
 from tests.helpers import load, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic

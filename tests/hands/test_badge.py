@@ -12,13 +12,14 @@ import pytest
 from PIL import Image
 
 from core.browser.browser import Browser, Tab
+from core.guard.decision import ApprovalDecision
 from core.guard.policy import Gate
 from core.hands import Page
 from core.hands.badge import Badge
 from core.hands.screenshot_mask import capture_masked
 from core.model.spec import build_model
 from core.run.agent import Agent, AgentConfig
-from core.run.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse
 from tests.helpers import index_of, load, open_page, page_eval
 from tests.helpers.site_server import FixtureSite
 

@@ -17,8 +17,9 @@ import pytest
 
 from core.browser.browser import Browser, Tab
 from core.eyes.snapshot import Snapshot
+from core.guard.decision import ApprovalDecision
 from core.hands import Page, TargetExpectation
-from core.run.events import ApprovalDecision, ApprovalNeeded, HumanNeeded
+from core.run.events import ApprovalNeeded, HumanNeeded
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import FixtureSite

@@ -24,15 +24,9 @@ import pytest
 
 from core.audit import read_log, verify
 from core.demo import DemoSite, start_demo_site
+from core.guard.decision import ApprovalDecision
 from core.rerun.rerun import NO_MODEL, Rerun, run_rerun
-from core.run.events import (
-    ApprovalDecision,
-    ApprovalRequest,
-    HumanRequest,
-    HumanResponse,
-    RunFinished,
-    Supervisor,
-)
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse, RunFinished, Supervisor
 from core.run.session import RunSettings, run_session
 from tests.helpers.fake_anthropic import FakeAnthropic, MessageReply, tool_use_block
 from tests.helpers.site_server import SITE_ROOT, FixtureSite

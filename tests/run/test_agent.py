@@ -20,8 +20,9 @@ import pytest
 
 from core.actions import NO_TOOL_CALL_REMINDER, ONE_ACTION_PER_ROUND
 from core.audit import read_log, rounds_of, verify
+from core.guard.decision import ApprovalDecision
 from core.model.scripted import latest_browser_state, parse_digest, resolve_target
-from core.run.events import ApprovalDecision, ApprovalRequest, Event, HumanRequest, HumanResponse
+from core.run.events import ApprovalRequest, Event, HumanRequest, HumanResponse
 from core.run.session import RunSettings, run_session
 from tests.conftest import kill_browsers_under
 from tests.helpers.fake_anthropic import FakeAnthropic, tool_use_block

@@ -38,11 +38,11 @@ from core.actions import PAGE_CHANGING
 from core.audit import read_log, rounds_of, verify
 from core.browser.browser import Browser
 from core.cdp import CDPError
+from core.guard.decision import ApprovalDecision
 from core.model.scripted import DigestElement, latest_browser_state, parse_digest, resolve_target
 from core.run.events import (
     ActionDone,
     ActionIntent,
-    ApprovalDecision,
     ApprovalGiven,
     ApprovalNeeded,
     ApprovalRequest,

@@ -17,11 +17,12 @@ import pytest
 from core.audit import read_log
 from core.browser.browser import Browser, Tab
 from core.eyes.snapshot import Snapshot
+from core.guard.decision import ApprovalDecision
 from core.guard.policy import Gate
 from core.hands import Page, TargetExpectation
 from core.model.scripted import ScriptedPlan
 from core.run.agent import Agent, AgentConfig
-from core.run.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse
 from core.run.session import RunSettings, run_session
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.site_server import FixtureSite

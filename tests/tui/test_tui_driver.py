@@ -19,17 +19,16 @@ from textual.pilot import Pilot
 
 from core.actions import Action
 from core.audit.records import ApprovalRecord
+from core.guard.decision import ApprovalDecision, HumanKind
 from core.result import ActionResult, Changes
 from core.run.events import (
     ActionDone,
     ActionIntent,
     ActionParsed,
-    ApprovalDecision,
     ApprovalGiven,
     ApprovalNeeded,
     ApprovalRequest,
     EventSink,
-    HumanKind,
     HumanNeeded,
     HumanRequest,
     HumanReturned,
@@ -276,7 +275,8 @@ class AutoSupervisor:
 
 async def write_driver_log(path: Path, driver: UiTestDriver | None = None) -> Path:
     """Write a real audit log (core's writer and recorder) of the driver's scripted rounds."""
-    from core.audit import AuditRecorder, AuditWriter
+    from core.audit import AuditWriter
+    from core.run.recorder import AuditRecorder
 
     writer = AuditWriter(path, run_id="run-ui-test")
     recorder = AuditRecorder(writer)

@@ -17,7 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Input, Label, Static
 
-from core.run.events import ApprovalDecision, ApprovalRequest
+from core.guard.decision import ApprovalDecision
+from core.run.events import ApprovalRequest
 from tui.screens.interrupt import InterruptibleModal
 from tui.widgets.panes import NARROW_COLUMNS, digest_content, json_content
 

@@ -24,14 +24,8 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.worker import Worker
 
-from core.run.events import (
-    ApprovalDecision,
-    ApprovalRequest,
-    Event,
-    HumanRequest,
-    HumanResponse,
-    RunFinished,
-)
+from core.guard.decision import ApprovalDecision
+from core.run.events import ApprovalRequest, Event, HumanRequest, HumanResponse, RunFinished
 from core.run.fleet import FleetSecrets
 from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 from tui.observatory import ObservatoryApp

@@ -8,7 +8,8 @@ from typing import TypeVar
 from textual.app import App
 from textual.screen import ModalScreen
 
-from core.run.events import ApprovalDecision, ApprovalRequest, HumanRequest, HumanResponse
+from core.guard.decision import ApprovalDecision
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse
 from tui.screens.approval import ApprovalScreen
 from tui.screens.human_pause import HumanPauseScreen
 

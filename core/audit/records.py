@@ -1,6 +1,8 @@
 """The audit records as typed values, shared by the recorder (which writes them) and replay
-(which reads them back). ``from_json`` never raises: a log is evidence, and a field of the
-wrong type reads as missing rather than hiding the rest of the record.
+(which reads them back): one schema. ``to_json`` is the record exactly as the log keeps it,
+key order included (the chain hashes the bytes); ``from_json(to_json(x)) == x``.
+``from_json`` never raises: a log is evidence, and a field of the wrong type reads as missing
+rather than hiding the rest of the record.
 """
 
 from __future__ import annotations
@@ -107,8 +109,14 @@ def _dict(value: object) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _run_id(rec: Mapping[str, Any]) -> str:
+    return _str(rec.get("run_id")) or ""
+
+
 @dataclass(frozen=True, slots=True)
 class RunStartRecord:
+    """``run_start``: what the run was asked and how it was set up."""
+
     task: str = ""
     model: str = ""
     browser: str = ""
@@ -118,6 +126,23 @@ class RunStartRecord:
     settings: Mapping[str, Any] = field(default_factory=dict)
     rerun_of: Mapping[str, Any] | None = None
     """A rerun's source: ``{"run_id", "head", "log"}``."""
+    run_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "run_start",
+            "schema": self.schema,
+            "run_id": self.run_id,
+            "ts": self.ts,
+            "task": self.task,
+            "model": self.model,
+            "settings": dict(self.settings),
+            "browser": self.browser,
+            "max_rounds": self.max_rounds,
+        }
+        if self.rerun_of is not None:
+            out["rerun_of"] = dict(self.rerun_of)
+        return out
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> RunStartRecord:
@@ -132,6 +157,7 @@ class RunStartRecord:
             schema=_int(rec.get("schema")),
             settings=settings,
             rerun_of=_dict(rec.get("rerun_of")),
+            run_id=_run_id(rec),
         )
 
 
@@ -143,10 +169,22 @@ class IntentRecord:
     round: int | None
     action: Mapping[str, Any] | None
     ts: str | None = None
+    run_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "intent",
+            "run_id": self.run_id,
+            "round": self.round,
+            "ts": self.ts,
+            "action": dict(self.action) if self.action is not None else None,
+        }
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> IntentRecord:
-        return cls(_int(rec.get("round")), _dict(rec.get("action")), _str(rec.get("ts")))
+        return cls(
+            _int(rec.get("round")), _dict(rec.get("action")), _str(rec.get("ts")), _run_id(rec)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +217,11 @@ class ScreenshotRef:
 
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
-    """One finished round as the log keeps it."""
+    """One finished round as the log keeps it.
+
+    A round that observed nothing (``observation`` None) has ``url`` and ``title`` written
+    as null; one that got no reply from the model (``replied`` False) has ``usage`` null.
+    """
 
     round: int
     ts: str | None = None
@@ -193,14 +235,23 @@ class RoundRecord:
     element: str | None = None
     approval: ApprovalRecord | None = None
     result: Mapping[str, Any] | None = None
-    duration_ms: float | None = None
+    timing_ms: Mapping[str, Any] | float | None = None
+    """``{"observe", "model", "action", "round"}`` in milliseconds (a number in older logs)."""
     usage: Mapping[str, Any] = field(default_factory=dict)
+    replied: bool = True
+    """The model replied in this round (its ``usage`` is written, if empty as ``{}``)."""
     screenshot: ScreenshotRef | None = None
     """The page as the round observed it (None: screenshots were off, or an older log)."""
     source_round: int | None = None
     """A rerun's round: the recorded round it stands for (``handrail rerun``)."""
     decided_by: str | None = None
     """A rerun's round: ``replayed``, ``model`` or ``stopped``."""
+    run_id: str = ""
+
+    @property
+    def duration_ms(self) -> float | None:
+        """How long the round took, in milliseconds (None: not recorded)."""
+        return _duration(self.timing_ms)
 
     @property
     def outcome(self) -> RoundOutcome:
@@ -216,6 +267,39 @@ class RoundRecord:
         if result.get("ok") is False:
             return "error"
         return "unknown"
+
+    def to_json(self) -> dict[str, Any]:
+        observed = self.observation is not None
+        out: dict[str, Any] = {
+            "type": "round",
+            "run_id": self.run_id,
+            "round": self.round,
+            "ts": self.ts,
+            "url": self.url if observed else None,
+            "title": self.title if observed else None,
+            "observation": self.observation,
+            "model_output": self.model_output,
+            "action": self._action_json(),
+            "approval": self.approval.to_json() if self.approval is not None else None,
+            "result": dict(self.result) if self.result is not None else None,
+            "timing_ms": dict(self.timing_ms)
+            if isinstance(self.timing_ms, Mapping)
+            else self.timing_ms,
+            "usage": dict(self.usage) if self.replied else None,
+        }
+        if self.element is not None:
+            out["element"] = self.element
+        if self.decided_by is not None:
+            out["source_round"] = self.source_round
+            out["decided_by"] = self.decided_by
+        if self.screenshot is not None:
+            out["screenshot"] = self.screenshot.to_json()
+        return out
+
+    def _action_json(self) -> dict[str, Any] | None:
+        if self.action_error is not None:
+            return {"error": self.action_error}
+        return dict(self.action) if self.action is not None else None
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> RoundRecord:
@@ -238,18 +322,26 @@ class RoundRecord:
             element=_str(rec.get("element", rec.get("element_line"))),
             approval=ApprovalRecord.from_json(rec.get("approval")),
             result=_dict(rec.get("result")),
-            duration_ms=_duration(rec.get("timing_ms")),
+            timing_ms=_timing(rec.get("timing_ms")),
             usage=_dict(rec.get("usage")) or {},
+            replied=rec.get("usage") is not None,
             screenshot=ScreenshotRef.from_json(rec.get("screenshot")),
             source_round=_int(rec.get("source_round")),
             decided_by=_str(rec.get("decided_by")),
+            run_id=_run_id(rec),
         )
+
+
+def _timing(value: object) -> dict[str, Any] | float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    return _dict(value)
 
 
 def _duration(timing: object) -> float | None:
     if isinstance(timing, int | float) and not isinstance(timing, bool):
         return float(timing)
-    if isinstance(timing, dict):
+    if isinstance(timing, Mapping):
         whole = timing.get("round")
         if isinstance(whole, int | float):
             return float(whole)
@@ -261,7 +353,9 @@ def _duration(timing: object) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class PauseRecord:
-    """``human_pause`` (``kind``, ``detail``) or ``human_resume`` (``response``)."""
+    """``human_pause`` (``kind``, ``detail``, ``url``, ``title``, ``headless``) or
+    ``human_resume`` (``response``). Made by :meth:`pause` and :meth:`resume`, which leave
+    the other kind's fields as a reader finds them missing (``?``)."""
 
     round: int | None
     resumed: bool
@@ -270,6 +364,46 @@ class PauseRecord:
     url: str = ""
     response: str = ""
     ts: str | None = None
+    title: str = ""
+    headless: bool = False
+    run_id: str = ""
+
+    @classmethod
+    def pause(
+        cls,
+        round: int,
+        kind: str,
+        detail: str,
+        url: str,
+        title: str = "",
+        headless: bool = False,
+        *,
+        ts: str | None = None,
+        run_id: str = "",
+    ) -> PauseRecord:
+        """The agent stopped for a person."""
+        return cls(round, False, kind, detail, url, "?", ts, title, headless, run_id)
+
+    @classmethod
+    def resume(
+        cls, round: int, response: str, *, ts: str | None = None, run_id: str = ""
+    ) -> PauseRecord:
+        """The person handed control back (or aborted)."""
+        return cls(round, True, "?", response=response, ts=ts, run_id=run_id)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "human_resume" if self.resumed else "human_pause",
+            "run_id": self.run_id,
+            "round": self.round,
+            "ts": self.ts,
+        }
+        if self.resumed:
+            out["response"] = self.response
+            return out
+        out |= {"kind": self.kind, "detail": self.detail, "url": self.url}
+        out |= {"title": self.title, "headless": self.headless}
+        return out
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> PauseRecord:
@@ -281,15 +415,35 @@ class PauseRecord:
             str(rec.get("url") or ""),
             str(rec.get("response", "?")),
             _str(rec.get("ts")),
+            str(rec.get("title") or ""),
+            rec.get("headless") is True,
+            _run_id(rec),
         )
 
 
 @dataclass(frozen=True, slots=True)
 class RunEndRecord:
+    """``run_end``: how the run ended. (The writer adds ``records`` and ``head``.)"""
+
     outcome: str = "?"
     answer: str = ""
     reason: str = ""
     ts: str | None = None
+    rounds: int | None = None
+    exit_code: int | None = None
+    run_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "run_end",
+            "run_id": self.run_id,
+            "ts": self.ts,
+            "outcome": self.outcome,
+            "answer": self.answer,
+            "rounds": self.rounds,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+        }
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> RunEndRecord:
@@ -298,6 +452,9 @@ class RunEndRecord:
             str(rec.get("answer") or ""),
             str(rec.get("reason") or ""),
             _str(rec.get("ts")),
+            _int(rec.get("rounds")),
+            _int(rec.get("exit_code")),
+            _run_id(rec),
         )
 
 

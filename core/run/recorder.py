@@ -1,14 +1,25 @@
-"""The audit recorder: an event sink that turns agent events into audit records."""
+"""The audit recorder: an event sink that turns agent events into audit records.
+
+It writes the typed records of :mod:`core.audit.records` (their ``to_json``), the same
+dataclasses replay reads back, so the log has one schema.
+"""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from core.actions import Action
-from core.audit.records import ApprovalRecord
+from core.audit.records import (
+    ApprovalRecord,
+    IntentRecord,
+    PauseRecord,
+    RoundRecord,
+    RunEndRecord,
+    RunStartRecord,
+)
 from core.audit.writer import SCHEMA, AuditWriter, plain
 from core.run.events import (
     ActionDone,
@@ -94,20 +105,7 @@ class AuditRecorder:
     def __call__(self, event: Event) -> None:
         match event:
             case RunStarted():
-                start: dict[str, Any] = {
-                    "type": "run_start",
-                    "schema": SCHEMA,
-                    "run_id": self._writer.run_id,
-                    "ts": _now_iso(),
-                    "task": event.task,
-                    "model": event.model,
-                    "settings": dict(event.settings),
-                    "browser": event.browser,
-                    "max_rounds": event.max_rounds,
-                }
-                if event.rerun_of is not None:
-                    start["rerun_of"] = event.rerun_of.to_json()
-                self._write(start)
+                self._write(self._run_start(event).to_json())
             case RoundStarted():
                 self._draft(event.round)
             case Observed():
@@ -129,15 +127,8 @@ class AuditRecorder:
                 if draft.sensitive:
                     self._remember_sensitive(event.action)
                 action = self._intent_json(event.action, draft.sensitive)
-                self._write(
-                    {
-                        "type": "intent",
-                        "run_id": self._writer.run_id,
-                        "round": event.round,
-                        "ts": _now_iso(),
-                        "action": action,
-                    }
-                )
+                intent = IntentRecord(event.round, action, _now_iso(), self._writer.run_id)
+                self._write(intent.to_json())
             case ActionDone():
                 if event.result.code == "sensitive_field":
                     self.mark_sensitive(event.round)
@@ -147,43 +138,19 @@ class AuditRecorder:
                 self._write_round(draft, event)
             case HumanNeeded():
                 req = event.request
-                self._write(
-                    {
-                        "type": "human_pause",
-                        "run_id": self._writer.run_id,
-                        "round": req.round,
-                        "ts": _now_iso(),
-                        "kind": req.kind,
-                        "detail": req.detail,
-                        "url": req.url,
-                        "title": req.title,
-                        "headless": req.headless,
-                    }
-                )
+                pause = PauseRecord.pause(
+                    req.round, req.kind, req.detail, req.url, req.title, req.headless,
+                    ts=_now_iso(), run_id=self._writer.run_id,
+                )  # fmt: skip
+                self._write(pause.to_json())
             case HumanReturned():
-                self._write(
-                    {
-                        "type": "human_resume",
-                        "run_id": self._writer.run_id,
-                        "round": event.round,
-                        "ts": _now_iso(),
-                        "response": event.response,
-                    }
+                back = PauseRecord.resume(
+                    event.round, event.response, ts=_now_iso(), run_id=self._writer.run_id
                 )
+                self._write(back.to_json())
             case RunFinished():
                 self.flush_pending()
-                self._write(
-                    {
-                        "type": "run_end",
-                        "run_id": self._writer.run_id,
-                        "ts": _now_iso(),
-                        "outcome": event.outcome,
-                        "answer": event.answer,
-                        "rounds": event.rounds,
-                        "exit_code": event.exit_code,
-                        "reason": event.reason,
-                    }
-                )
+                self._write(self._run_end(event).to_json())
                 self._writer.close()
             case _:
                 pass  # ApprovalNeeded: the decision (ApprovalGiven) is what the log keeps.
@@ -238,89 +205,124 @@ class AuditRecorder:
             out["params"]["text"] = REDACTED
         return out
 
+    def _run_start(self, event: RunStarted) -> RunStartRecord:
+        return RunStartRecord(
+            task=event.task,
+            model=event.model,
+            browser=event.browser,
+            max_rounds=event.max_rounds,
+            ts=_now_iso(),
+            schema=SCHEMA,
+            settings=dict(event.settings),
+            rerun_of=event.rerun_of.to_json() if event.rerun_of is not None else None,
+            run_id=self._writer.run_id,
+        )
+
+    def _run_end(self, event: RunFinished) -> RunEndRecord:
+        return RunEndRecord(
+            outcome=event.outcome,
+            answer=event.answer,
+            reason=event.reason,
+            ts=_now_iso(),
+            rounds=event.rounds,
+            exit_code=event.exit_code,
+            run_id=self._writer.run_id,
+        )
+
     def _write_round(self, draft: _Draft, done: ActionDone | None) -> None:
-        parsed = draft.parsed
-        action: dict[str, Any] | None
-        if parsed is not None and parsed.action is None:
-            action = {"error": parsed.error or "the reply could not be parsed into an action"}
-        elif done is not None and done.action is not None:
-            # The action as the result left it: typed text shown once it is known harmless.
-            action = self._action_json(done.action, draft.sensitive)
-        elif parsed is not None and parsed.action is not None:
-            action = self._action_json(parsed.action, draft.sensitive)
-        elif draft.intent is not None:
-            action = self._action_json(draft.intent, draft.sensitive)
-        else:
-            action = None
+        self._write(self._round(draft, done).to_json())
+        self._rounds_written += 1
 
-        approval: ApprovalRecord | None
-        if done is not None:
-            approval = done.approval
-            result: dict[str, Any] = done.result.to_json()
-        else:
-            approval = ApprovalRecord.of(draft.approval.decision) if draft.approval else None
-            if draft.intent is not None:
-                message = (
-                    "the action was dispatched but the run ended before its result was read; "
-                    "its effect is unknown"
-                )
-            else:
-                message = "the run ended before this round's action ran"
-            result = {"ok": False, "message": message, "outcome": "unknown"}
-        approval_json = approval.to_json() if approval is not None else None
-        if (
-            draft.sensitive
-            and approval_json
-            and isinstance(approval_json.get("edited_params"), dict)
-        ):
-            ep = dict(approval_json["edited_params"])
-            if isinstance(ep.get("text"), str) and not only_placeholders(ep["text"]):
-                self._sensitive_texts.add(ep["text"])
-                ep["text"] = REDACTED
-            approval_json["edited_params"] = ep
-
-        obs, model = draft.observed, draft.model
+    def _round(self, draft: _Draft, done: ActionDone | None) -> RoundRecord:
+        """The round record for ``draft``; ``done`` None: the run ended before its result."""
+        obs, model, parsed = draft.observed, draft.model, draft.parsed
+        action, action_error = self._round_action(draft, done)
+        approval = self._round_approval(draft, done)
         output = model.output if model else None
         if done is not None and done.model_output is not None:
             output = done.model_output
-        timing: dict[str, float] = {}
-        if obs is not None:
-            timing["observe"] = round(obs.duration_ms, 1)
-        if model is not None:
-            timing["model"] = round(model.duration_ms, 1)
-        if done is not None:
-            timing["action"] = round(done.duration_ms, 1)
-        timing["round"] = round(_monotonic_ms() - draft.started, 1)
+        origin = model.origin if model is not None else None
+        return RoundRecord(
+            round=draft.round,
+            ts=draft.ts,
+            url=obs.url if obs else "",
+            title=obs.title if obs else "",
+            observation=obs.digest if obs else None,
+            model_output=list(output) if output is not None else None,
+            action=action,
+            action_error=action_error,
+            element=parsed.element_line if parsed is not None else None,
+            approval=approval,
+            result=done.result.to_json() if done is not None else _unknown_result(draft),
+            timing_ms=_timing(draft, done),
+            usage=dict(model.usage) if model else {},
+            replied=model is not None,
+            screenshot=obs.screenshot if obs else None,
+            source_round=origin.source_round if origin is not None else None,
+            decided_by=origin.decided_by if origin is not None else None,
+            run_id=self._writer.run_id,
+        )
 
-        record: dict[str, Any] = {
-            "type": "round",
-            "run_id": self._writer.run_id,
-            "round": draft.round,
-            "ts": draft.ts,
-            "url": obs.url if obs else None,
-            "title": obs.title if obs else None,
-            "observation": obs.digest if obs else None,
-            "model_output": list(output) if output is not None else None,
-            "action": action,
-            "approval": approval_json,
-            "result": result,
-            "timing_ms": timing,
-            "usage": dict(model.usage) if model else None,
-        }
-        if parsed is not None and parsed.element_line is not None:
-            record["element"] = parsed.element_line
-        if model is not None and model.origin is not None:
-            record["source_round"] = model.origin.source_round
-            record["decided_by"] = model.origin.decided_by
-        if obs is not None and obs.screenshot is not None:
-            record["screenshot"] = obs.screenshot.to_json()
-        self._write(record)
-        self._rounds_written += 1
+    def _round_action(
+        self, draft: _Draft, done: ActionDone | None
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """The round's action as the log keeps it, or why the reply gave none."""
+        parsed = draft.parsed
+        if parsed is not None and parsed.action is None:
+            return None, parsed.error or "the reply could not be parsed into an action"
+        if done is not None and done.action is not None:
+            # The action as the result left it: typed text shown once it is known harmless.
+            return self._action_json(done.action, draft.sensitive), None
+        if parsed is not None and parsed.action is not None:
+            return self._action_json(parsed.action, draft.sensitive), None
+        if draft.intent is not None:
+            return self._action_json(draft.intent, draft.sensitive), None
+        return None, None
+
+    def _round_approval(self, draft: _Draft, done: ActionDone | None) -> ApprovalRecord | None:
+        """How the round was decided; in a redacted round, the person's own text for the
+        field is redacted too (and scrubbed from every later record)."""
+        if done is not None:
+            approval: ApprovalRecord | None = done.approval
+        else:
+            approval = ApprovalRecord.of(draft.approval.decision) if draft.approval else None
+        if not draft.sensitive or approval is None or approval.edited_params is None:
+            return approval
+        edited = dict(approval.edited_params)
+        if isinstance(edited.get("text"), str) and not only_placeholders(edited["text"]):
+            self._sensitive_texts.add(edited["text"])
+            edited["text"] = REDACTED
+        return replace(approval, edited_params=edited)
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._sensitive_texts:
             record = _redact_texts(plain(record), self._sensitive_texts)
         self._writer.write(record)
+
+
+def _unknown_result(draft: _Draft) -> dict[str, Any]:
+    """The result of a round the run left before its result was read."""
+    if draft.intent is not None:
+        message = (
+            "the action was dispatched but the run ended before its result was read; "
+            "its effect is unknown"
+        )
+    else:
+        message = "the run ended before this round's action ran"
+    return {"ok": False, "message": message, "outcome": "unknown"}
+
+
+def _timing(draft: _Draft, done: ActionDone | None) -> dict[str, float]:
+    """Each part of the round in milliseconds, and the whole round up to now."""
+    timing: dict[str, float] = {}
+    if draft.observed is not None:
+        timing["observe"] = round(draft.observed.duration_ms, 1)
+    if draft.model is not None:
+        timing["model"] = round(draft.model.duration_ms, 1)
+    if done is not None:
+        timing["action"] = round(done.duration_ms, 1)
+    timing["round"] = round(_monotonic_ms() - draft.started, 1)
+    return timing
 
 
 def _typed_text(action: Action | None) -> str | None:

@@ -107,7 +107,7 @@ if str(ROOT) not in sys.path:
 from core.browser.browser import Browser, LaunchOptions, Tab  # noqa: E402
 from core.eyes.snapshot import SnapshotOptions, follow_frames, take_snapshot  # noqa: E402
 from core.hands import Page  # noqa: E402
-from core.world.world import world_call  # noqa: E402
+from core.world.calls import world_call  # noqa: E402
 
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 PW_ARGS = [

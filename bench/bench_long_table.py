@@ -34,7 +34,7 @@ from bench_digest import CHROME, load, serve, table_page  # noqa: E402
 
 from core.browser.browser import Browser, LaunchOptions  # noqa: E402
 from core.eyes.snapshot import follow_frames, probe, take_snapshot  # noqa: E402
-from core.world.world import world_eval  # noqa: E402
+from core.world.calls import world_eval  # noqa: E402
 
 
 async def measure(rows: int, repeat: int) -> None:

@@ -48,7 +48,7 @@ import bench_digest  # noqa: E402
 from core import cdp  # noqa: E402
 from core.browser.browser import Browser, LaunchOptions, Tab  # noqa: E402
 from core.hands import Page  # noqa: E402
-from core.world.world import SHADOW_TOP_QUERY  # noqa: E402
+from core.world.closed_roots import SHADOW_TOP_QUERY  # noqa: E402
 from tests.helpers.site_server import FixtureSite  # noqa: E402
 
 

@@ -134,8 +134,12 @@ class ActionResult:
         return out
 
 
-def first_line(exc: BaseException) -> str:
-    """An exception's message, first line only (its type's name when it has none): what a
-    result, a log line or a notice quotes of it."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+def first_line(what: BaseException | str) -> str:
+    """An exception's message (or a text), first line only: what a result, a log line or a
+    notice quotes of it. An exception without a message is named by its type; an empty text
+    is ``"unknown error"``. The one helper for this: page exceptions go through it too
+    (:func:`core.world.errors.exception_line`)."""
+    text = str(what).strip()
+    if text:
+        return text.splitlines()[0]
+    return type(what).__name__ if isinstance(what, BaseException) else "unknown error"

@@ -3,9 +3,10 @@
 // of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 // The API (exported by api.js as globalThis.__handrail, in our world only):
-//   __handrail.element(i)   the element shown as [i], or throws "handrail:stale:i" (removed,
-//                           or an earlier document's index) / "handrail:unknown:i" (never
-//                           issued); world.py turns those into errors written for the model
+//   __handrail.element(i)   the element shown as [i], or throws {handrail: "index", code, index}
+//                           with code "stale" (removed, or an earlier document's index),
+//                           "unknown" (never issued) or "frame" (inside a cross-origin frame);
+//                           core/world/errors.py turns those into errors written for the model
 //   __handrail.indexOf(el)  the element's index (assigned on first sight, never reused)
 //   __handrail.probe()      cheap reading for before/after change reports
 //   __handrail.snapshot(o)  the digest; see core/eyes/snapshot.py for the result's shape
@@ -90,14 +91,23 @@ function indexOf(el) {
   return i;
 }
 
+/**
+ * An index the registry refuses, thrown as data: core/world/errors.py reads these fields
+ * from the exception CDP reports (its preview), never from a message.
+ * @param {"stale" | "unknown" | "frame"} code
+ * @param {number} index
+ */
+function indexError(code, index) {
+  return { handrail: "index", code, index };
+}
+
+/** @param {number} i @returns {Element} */
 function element(i) {
-  if (frameIdx.has(i)) throw new Error(`handrail:frame:${i}`);
+  if (frameIdx.has(i)) throw indexError("frame", i);
   const ref = byIdx.get(i);
-  if (!ref) throw new Error(`handrail:${i < docSeed ? "stale" : "unknown"}:${i}`);
+  if (!ref) throw indexError(i < docSeed ? "stale" : "unknown", i);
   const el = ref.deref();
-  if (!el || !el.isConnected || !el.ownerDocument.defaultView) {
-    throw new Error(`handrail:stale:${i}`);
-  }
+  if (!el || !el.isConnected || !el.ownerDocument.defaultView) throw indexError("stale", i);
   return el;
 }
 

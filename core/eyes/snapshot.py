@@ -58,29 +58,25 @@ from core.browser.browser import Browser, Tab
 from core.browser.child_targets import ChildTargets
 from core.cdp import CDPError, CDPSession, SessionClosed
 from core.eyes.listeners import Handles, discover
+from core.eyes.script import install_at_document_start
 from core.result import first_line
-from core.world.world import (
-    Affine,
+from core.world.calls import element_object_id, frame_eval, world_eval
+from core.world.closed_roots import RootAudit, find_closed_roots
+from core.world.contexts import (
     FrameRoute,
     FrameWorld,
-    RootAudit,
-    WorldError,
-    element_object_id,
-    find_closed_roots,
     frame_context,
-    frame_eval,
     frame_world,
-    hops_map,
-    install_at_document_start,
     is_lost_context,
     known_frame_id,
     main_context,
     note_index_high_water,
     remember_frame_id,
     set_frame_routes,
-    world_eval,
     world_generation,
 )
+from core.world.errors import WorldError
+from core.world.geometry import Affine, hops_map
 
 Sensitive = Literal["password", "otp", "payment"]
 

@@ -25,7 +25,8 @@ import structlog
 
 from core.browser.browser import Browser, BrowserError, Tab
 from core.cdp import CDPError
-from core.world.world import WorldError, world_call
+from core.world.calls import world_call
+from core.world.errors import WorldError
 
 log = structlog.get_logger("handrail.badge")
 

@@ -18,7 +18,8 @@ from core.hands.settle import TYPE_QUIET, Probe, compare, probe, settle, watch_m
 from core.hands.tab_watch import Marks
 from core.keys import MOVING_KEYS, key_events, parse_keys
 from core.result import ActionResult
-from core.world.world import WorldError, element_handle
+from core.world.calls import element_handle
+from core.world.errors import WorldError
 
 
 async def type_text(

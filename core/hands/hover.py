@@ -19,7 +19,7 @@ from core.hands.mouse import move_pointer
 from core.hands.pointer import aim
 from core.hands.settle import compare, probe, settle
 from core.result import ActionResult
-from core.world.world import StaleElement, UnknownIndex, WorldError
+from core.world.errors import StaleElement, UnknownIndex, WorldError
 
 # Menus that open on hover often wait a moment first (jQuery UI's menus 300 ms), so the
 # page's clock runs this long past the move before the page is read again.

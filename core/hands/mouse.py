@@ -19,7 +19,9 @@ from typing import Any
 
 from core.cdp import CDPError
 from core.hands.ctx import Ctx, Refused, js
-from core.world.world import FrameMap, WorldError, frame_map, frame_route
+from core.world.contexts import frame_route
+from core.world.errors import WorldError
+from core.world.geometry import FrameMap, frame_map
 
 # How long after Chrome's answer to an input a check sent behind it may still be waiting
 # for the input's dispatch before the hands tell it that the dispatch is over (its frame

@@ -14,7 +14,8 @@ from core.hands.ctx import Ctx, Refused
 from core.hands.messages import clip, describe_changes, net_error_hint, strip_slash
 from core.hands.settle import NAV_CAP, NAV_QUIET, compare, frames, network_quiet, probe
 from core.result import ActionResult, Changes
-from core.world.world import WorldError, world_eval
+from core.world.calls import world_eval
+from core.world.errors import WorldError
 
 MAX_WAIT_SECONDS = 30.0
 # Schemes that are refused as such (rather than read as a host name missing its scheme).

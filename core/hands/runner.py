@@ -16,7 +16,7 @@ from core.hands.ctx import Ctx, Hands, Refused
 from core.hands.dialogs import DialogRecord
 from core.hands.messages import clip, with_article
 from core.result import ActionResult, first_line
-from core.world.world import StaleElement, UnknownIndex, WorldError
+from core.world.errors import StaleElement, UnknownIndex, WorldError
 
 log = structlog.get_logger("handrail.page")
 

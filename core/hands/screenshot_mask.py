@@ -55,8 +55,9 @@ from core.browser.browser import Browser, Tab
 from core.cdp import JSON, CDPError
 from core.hands import badge
 from core.secrets import Secrets
-from core.world import world
-from core.world.world import WorldError, world_call
+from core.world.calls import world_call
+from core.world.closed_roots import find_closed_roots
+from core.world.errors import WorldError
 
 _registry: weakref.WeakKeyDictionary[Browser, Secrets] = weakref.WeakKeyDictionary()
 
@@ -113,7 +114,7 @@ async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON 
     with contextlib.suppress(CDPError):
         await tab.send("Animation.setPlaybackRate", {"playbackRate": 0}, timeout=timeout)
     try:
-        await world.find_closed_roots(tab, timeout=timeout)
+        await find_closed_roots(tab, timeout=timeout)
         found = await _mask(tab, "collect", True, timeout=timeout)
         if found["unreadable"]:
             frames = ", ".join(str(f) for f in found["unreadable"][:3])

@@ -12,6 +12,7 @@ from core.hands.ctx import Ctx
 from core.hands.messages import clip
 from core.hands.settle import compare, probe, settle
 from core.result import ActionResult
+from core.world.errors import exception_line
 
 _RUN_JS_GROUP = "handrail-run-js"
 # Runs on run_js's result in the page's main world: JSON, with what JSON cannot hold
@@ -82,7 +83,7 @@ async def run_js(ctx: Ctx, code: str) -> ActionResult:
             )
             details = result.get("exceptionDetails")
         if details:
-            first = exception_first_line(details)
+            first = exception_line(details)
             await settle(ctx, marks)
             return ActionResult.failure(
                 f"the script threw: {first}", code="js_exception", error=f"js_exception: {first}"
@@ -105,12 +106,3 @@ def is_syntax_error(details: JSON) -> bool:
     return exception.get("className") == "SyntaxError" or "SyntaxError" in str(
         exception.get("description", "")
     )
-
-
-def exception_first_line(details: JSON) -> str:
-    exception = details.get("exception") or {}
-    text = exception.get("description")
-    if not text and "value" in exception:
-        text = f"Uncaught {json.dumps(exception['value'], default=str)}"
-    text = str(text or details.get("text") or "unknown error").strip()
-    return text.splitlines()[0] if text else "unknown error"

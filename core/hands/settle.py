@@ -15,7 +15,8 @@ from core.eyes.snapshot import probe_of as world_probe_of
 from core.hands.ctx import Ctx, js
 from core.hands.tab_watch import Marks, TabWatch
 from core.result import Changes
-from core.world.world import WorldError, world_eval
+from core.world.calls import world_eval
+from core.world.errors import WorldError
 
 # Settling after an action: wait until the page's timers due within QUIET seconds of the
 # input have run (page clock), and it has had no request in flight for QUIET seconds

@@ -17,7 +17,7 @@ from core.audit.records import ScreenshotRef
 from core.browser.browser import Browser, BrowserError
 from core.cdp import JSON, CDPError
 from core.hands.screenshot_mask import capture_masked
-from core.world.world import WorldError
+from core.world.errors import WorldError
 
 MAX_WIDTH = 800
 """Pixels: wide enough to read a page's headings, small enough for a long run's folder."""

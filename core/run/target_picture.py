@@ -16,7 +16,7 @@ from core.browser.browser import Browser, BrowserError, Tab
 from core.cdp import JSON, CDPError
 from core.hands.screenshot_mask import capture_masked
 from core.run.events import TargetCrop
-from core.world.world import WorldError
+from core.world.errors import WorldError
 
 MARGIN = 48.0
 """CSS pixels of the page shown around the target on each side."""

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.world.scripts import script
+
 _HERE = Path(__file__).parent
 
 SensitiveKind = str
@@ -28,6 +30,6 @@ def words() -> dict[str, Any]:
 @functools.cache
 def judge_source() -> str:
     """A JavaScript expression: ``function (el) -> {kind, why} | null`` with the words bound."""
-    judge = (_HERE / "sensitive.js").read_text(encoding="utf-8").strip()
+    judge = script(_HERE / "sensitive.js")
     bound = json.dumps(words(), ensure_ascii=False)
     return f"((judge, words) => (el) => judge(el, words))(\n{judge},\n{bound})"

@@ -21,15 +21,9 @@ from core.eyes.snapshot import (
     take_snapshot,
 )
 from core.run.events import HumanNeeded, ModelReplied
+from core.world.calls import element_object_id, world_call, world_eval
+from core.world.errors import StaleElement, UnknownIndex, WorldError
 from core.world.sensitive import judge_source
-from core.world.world import (
-    StaleElement,
-    UnknownIndex,
-    WorldError,
-    element_object_id,
-    world_call,
-    world_eval,
-)
 from tests.helpers import load, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import FixtureSite

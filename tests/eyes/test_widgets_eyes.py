@@ -17,7 +17,7 @@ import pytest
 from core.browser.browser import Browser, Tab
 from core.eyes.snapshot import Snapshot
 from core.hands import Page
-from core.world.world import world_call
+from core.world.calls import world_call
 from tests.helpers import open_page, page_eval
 from tests.helpers.site_server import FixtureSite
 

@@ -1,20 +1,163 @@
-// The eyes, stage: frames read through CDP, merged into the top document's lines.
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// @ts-check
+// The eyes, stage: frames (walked inline when our world can reach them; else read through
+// CDP and merged into the top document's lines).
+// One part of handrail's page script: core/world/world.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 //
-// A cross-origin frame is a document our world in the top frame cannot touch. The walk leaves
-// a slot where it stands; core/eyes/snapshot.py runs frameWalk() in our world inside that frame
-// (through the frame's own CDP session), recursively for frames inside it, and passes the
-// tree to finish() in the top world, which puts each frame's lines into its slot under a
-// header line, gives its elements indexes from the tab's one counter and merges what the
-// detectors found there.
+// A same-origin frame's document is walked by the walk itself (frameOf), in the frame's
+// place. A cross-origin frame is a document our world in the top frame cannot touch: the
+// walk leaves a slot where it stands (WalkState.slots; farFrame for one beyond the listing
+// margin, a slot without a line); core/eyes/snapshot.py runs frameWalk() in our world inside
+// that frame (through the frame's own CDP session), recursively for frames inside it, and
+// passes the tree to finish() in the top world, which puts each frame's lines into its slot
+// under a header line, gives its elements indexes from the tab's one counter and merges what
+// the detectors found there.
 
 // Frame elements by index: index -> {key, local}. The key names the frame's document
 // (frame id and world generation); local is the index our world in that frame gave it.
 const frameIdx = new Map();
 const frameIdxOf = new Map(); // `${key}#${local}` -> index
 let pendingWalk = null; // the top walk waiting for its frames
+
+// ---- in the walk: a frame element ----------------------------------------------------------
+// A listed frame (visible, within the margin): walked inline when its document is ours to
+// read, else a slot and a line where its lines will go. Either way its URL tells the
+// detectors of CAPTCHA and payment frames.
+/**
+ * @param {WalkState} ws
+ * @param {any} el the <iframe> or <frame>
+ * @param {CSSStyleDeclaration} st its computed style
+ * @param {WalkContext} cc the context it hands its content
+ * @param {number} x its box in top-level viewport coordinates: left
+ * @param {number} y top
+ * @param {number} w width
+ * @param {number} h height
+ * @param {boolean} selfVisible
+ * @param {boolean} far
+ */
+function frameOf(ws, el, st, cc, x, y, w, h, selfVisible, far) {
+  if (!selfVisible || far) return;
+  let src = el.src || el.getAttribute("src") || "about:blank";
+  let inner = null;
+  try {
+    inner = el.contentDocument;
+  } catch (_e) {
+    inner = null;
+  }
+  for (const [re, kind] of CAPTCHA_SRC) {
+    if (/** @type {RegExp} */ (re).test(src)) ws.signals.captcha.push({ kind, where: cut(src, 120) });
+  }
+  if (PAYMENT_SRC.test(src) && !/^about:/.test(src)) ws.signals.paymentFrames.push(cut(src, 200));
+  if (!inner || !inner.documentElement) return frameSlot(ws, el, st, cc, src, [x, y, w, h]);
+  const view = inner.defaultView;
+  if (!view || !inner.body) return;
+  ws.frames.push({ url: inner.URL, crossOrigin: false, index: null, rect: [x, y, w, h] });
+  flush(ws);
+  visit(ws, inner.body, frameContext(el, st, cc, inner, x, y));
+  flush(ws);
+  countComments(ws, inner);
+}
+
+// A frame our world cannot reach (another origin): core/eyes/snapshot.py reads it through
+// CDP with our world inside it and hands its lines to finish(), which puts them here.
+/**
+ * @param {WalkState} ws
+ * @param {any} el
+ * @param {CSSStyleDeclaration} st
+ * @param {WalkContext} cc
+ * @param {string} src
+ * @param {number[]} rect its box [x, y, w, h]
+ */
+function frameSlot(ws, el, st, cc, src, rect) {
+  const [x, y] = rect;
+  const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
+  const oy = y + el.clientTop + parseFloat(st.paddingTop);
+  const cw = el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+  const ch = el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom);
+  const slot = {
+    slot: ws.slots.length,
+    index: indexOf(el),
+    name: accessibleName(el),
+    src: cut(src, 300),
+    ox, oy, clip: intersect(cc.clip, ox, oy, cw, ch), rect,
+    dist: cc.dist, above: cc.above, vw: ws.vw, vh: ws.vh,
+    // The frame or something around it is transformed: core/eyes/snapshot.py maps it by quads.
+    transformed: !!cc.tf,
+    // What the page says just before the frame ("enter your card below"): for the
+    // detectors when the frame itself cannot be read.
+    context: lastText(ws, 2),
+  };
+  ws.slots.push(slot);
+  flush(ws);
+  ws.lines.push({ s: "", el: null, dist: cc.dist, above: cc.above, slot: slot.slot });
+  ws.frames.push({ url: src, crossOrigin: true, index: null, rect: rect.slice(), name: slot.name });
+}
+
+// The context a same-origin frame's document starts with: the frame's content box as its
+// offset and clip.
+/**
+ * @param {any} el
+ * @param {CSSStyleDeclaration} st
+ * @param {WalkContext} cc
+ * @param {Document} inner
+ * @param {number} x
+ * @param {number} y
+ * @returns {WalkContext}
+ */
+function frameContext(el, st, cc, inner, x, y) {
+  const ox = x + el.clientLeft + parseFloat(st.paddingLeft);
+  const oy = y + el.clientTop + parseFloat(st.paddingTop);
+  const box = intersect(cc.clip, ox, oy, el.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight), el.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom));
+  // Inside a frame mapped by its quads (scaled, rotated...): the inner document's points
+  // move by its content box's offset in the holder's own coordinates, then through the
+  // holder's map; a translation in top-level coordinates alone would misplace them.
+  let m = null;
+  if (cc.m) {
+    const b = el.getBoundingClientRect();
+    const dx = b.left + el.clientLeft + parseFloat(st.paddingLeft);
+    const dy = b.top + el.clientTop + parseFloat(st.paddingTop);
+    const p = cc.m;
+    m = [p[0], p[1], p[0] * dx + p[1] * dy + p[2], p[3], p[4], p[3] * dx + p[4] * dy + p[5]];
+  }
+  return {
+    doc: inner, view: inner.defaultView, ox, oy, m, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
+    st: null, name: null, fold: false, suppress: false, frame: inner.URL, shadow: false,
+    cursor: "auto", inInteractive: false, dist: cc.dist, above: cc.above, far: false,
+  };
+}
+
+// A cross-origin frame beyond the listing margin is not listed, but the detectors still
+// look inside it (a sign-in or card frame below the fold still hands over): a slot
+// without a line, whose frame core/eyes/snapshot.py reads like the others.
+/**
+ * @param {WalkState} ws
+ * @param {any} f the <iframe>
+ * @param {boolean} above
+ */
+function farFrame(ws, f, above) {
+  if (ws.farFrames >= MAX_FAR_FRAMES) return;
+  let inner = null;
+  try {
+    inner = f.contentDocument;
+  } catch (_e) {
+    inner = null;
+  }
+  if (inner) return;
+  const b = f.getBoundingClientRect();
+  if (b.width < 1 || b.height < 1) return;
+  ws.farFrames++;
+  const F = ws.cdpFrame;
+  const ox = b.left + (F ? F.ox : 0) + f.clientLeft;
+  const oy = b.top + (F ? F.oy : 0) + f.clientTop;
+  const box = [ox, oy, ox + f.clientWidth, oy + f.clientHeight];
+  ws.slots.push({
+    slot: ws.slots.length, index: indexOf(f), name: accessibleName(f),
+    src: cut(f.src || f.getAttribute("src") || "about:blank", 300),
+    ox, oy, clip: box, rect: [b.left, b.top, b.width, b.height], dist: 2, above,
+    vw: ws.vw, vh: ws.vh, focused: false, context: "", far: true,
+  });
+}
 
 // In our world inside a cross-origin frame: the walk with the top-level geometry core/eyes/snapshot.py
 // passes (opts.frame), as lines and facts, not yet serialised.

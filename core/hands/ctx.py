@@ -1,5 +1,6 @@
 """What every action body works with: the hands' settings and services, the action in
-progress (:class:`Ctx`, with its deadline) and calls into ``page.js`` in our world."""
+progress (:class:`Ctx`, with its deadline) and calls into the hands' page script in our
+world."""
 
 from __future__ import annotations
 
@@ -18,10 +19,31 @@ from core.hands.dialogs import Dialogs
 from core.hands.downloads import Downloads
 from core.hands.tab_watch import TabWatch, TabWatcher
 from core.result import ErrorCode
+from core.world.calls import route_call, world_call
+from core.world.contexts import frame_route
+from core.world.geometry import frame_cover, frame_map
+from core.world.scripts import parts
 from core.world.sensitive import judge_source
-from core.world.world import frame_cover, frame_map, frame_route, route_call, world_call
 
-_PAGE_JS = Path(__file__).with_name("page.js")
+# The hands' page script: core/hands/NAME.js for each NAME, joined in this order inside one
+# closure (each stage declares top-level names the later ones use; api.js, last, builds the
+# one `api` object the closure returns).
+PAGE_PARTS = (
+    "geometry",
+    "describe",
+    "actionability",
+    "guards",
+    "press",
+    "keys",
+    "fields",
+    "dates",
+    "settle",
+    "motion",
+    "hover",
+    "scroll",
+    "api",
+)
+_HANDS_DIR = Path(__file__).parent
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +124,12 @@ class Refused(Exception):
         self.data = data
 
 
-# What a call answers when our world has no page.js yet (a new document, a new frame).
-_NOT_INSTALLED = "\u0000handrail: page.js not installed"
+# What a call answers when our world has no page script yet (a new document, a new frame).
+_NOT_INSTALLED = "\u0000handrail: page script not installed"
 
-# The call sent every time: a few bytes, where page.js with the sensitivity words is ~77 kB
-# that Python encodes, the browser parses and forwards, and V8 looks up (~4 ms per call).
+# The call sent every time: a few bytes, where the page script with the sensitivity words
+# is ~77 kB that Python encodes, the browser parses and forwards, and V8 looks up (~4 ms per
+# call).
 _CALL = (
     "function (name, args) {\n"
     "  const api = globalThis.__handrailPage;\n"
@@ -117,18 +140,22 @@ _CALL = (
 
 @functools.cache
 def _install_source() -> str:
-    """The call that defines page.js in our world first (once per world), then calls."""
+    """The call that defines the page script in our world first (once per world), then
+    calls: the :data:`PAGE_PARTS` inside one closure, with ``judgeSensitive`` in scope, that
+    returns their ``api``."""
     return (
         "function (name, args) {\n"
-        "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = ((judgeSensitive) => (\n"
-        f"{_PAGE_JS.read_text(encoding='utf-8')}\n"
-        f"  ))({judge_source()}));\n"
+        "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = ((judgeSensitive) => {\n"
+        '"use strict";\n'
+        f"{parts(_HANDS_DIR, PAGE_PARTS)}\n"
+        "return api;\n"
+        f"  }})({judge_source()}));\n"
         "  return api[name](...args);\n"
         "}"
     )
 
 
-# page.js calls whose answer holds coordinates in the element's own frame's viewport.
+# Page script calls whose answer holds coordinates in the element's own frame's viewport.
 _POINT_RESULTS = frozenset({"prepareClick"})
 _RECT_RESULTS = frozenset({"target"})
 
@@ -136,8 +163,9 @@ _RECT_RESULTS = frozenset({"target"})
 async def js(
     ctx: Ctx, name: str, *args: Any, await_promise: bool = False, limit: float = 15.0
 ) -> Any:
-    """Call ``name`` of page.js in our isolated world with JSON ``args``, waiting at most
-    ``limit`` seconds (and never past the action's deadline).
+    """Call ``name`` of the page script's ``api`` (core/hands/api.js) in our isolated world
+    with JSON ``args``, waiting at most ``limit`` seconds (and never past the action's
+    deadline).
 
     When the first argument is the index of an element inside a cross-origin frame, the
     call runs in our world in that frame (through the frame's own session) with the
@@ -191,6 +219,6 @@ async def js(
 
 async def _by_name(call: Callable[[str], Awaitable[Any]]) -> Any:
     """``call(source)`` with the short call by name; again with the call that installs
-    page.js first when the world has none yet."""
+    the page script first when the world has none yet."""
     value = await call(_CALL)
     return await call(_install_source()) if value == _NOT_INSTALLED else value

@@ -8,7 +8,7 @@ from typing import Any
 from core.hands.ctx import Ctx, Refused, js
 from core.hands.messages import clip, fmt_rect
 from core.hands.settle import Probe
-from core.world.world import StaleElement, UnknownIndex
+from core.world.errors import StaleElement, UnknownIndex
 
 # How far a target may have moved since approval before it counts as a different target.
 RECT_TOLERANCE_PX = 4.0
@@ -62,7 +62,7 @@ async def check_expect(
             code="target_changed",
             error=f"target_changed: element [{index}] is no longer on the page",
         ) from exc
-    if not name_matches(expect.name, info.get("names") or [info.get("name", "")]):
+    if not name_matches(expect.name, str(info.get("name", ""))):
         now = clip(str(info.get("name", "")), 80)
         raise Refused(
             f"{ctx.name} was not done: element [{index}] was relabelled: it is now named {now!r} "
@@ -93,19 +93,18 @@ def normalise_name(name: str) -> str:
     return text.removesuffix("…").strip()
 
 
-def name_matches(expected: str, candidates: list[str]) -> bool:
+def name_matches(expected: str, name: str) -> bool:
+    """Whether the element's name now (the eyes' one naming, core/eyes/naming.js) is the
+    name the person approved: the same once the digest's escaping is undone, or the digest
+    cut it short, or it differs by little more than its ending."""
     want = normalise_name(expected)
     if not want:
         return True
-    for cand in candidates:
-        got = normalise_name(str(cand))
-        if got == want or (got.startswith(want) and expected.rstrip().endswith("…")):
-            return True
-        if (
-            want
-            and got
-            and (got.startswith(want) or want.startswith(got))
-            and min(len(got), len(want)) >= 0.9 * max(len(got), len(want))
-        ):
-            return True
-    return False
+    got = normalise_name(name)
+    if got == want or (got.startswith(want) and expected.rstrip().endswith("…")):
+        return True
+    return bool(
+        got
+        and (got.startswith(want) or want.startswith(got))
+        and min(len(got), len(want)) >= 0.9 * max(len(got), len(want))
+    )

@@ -15,7 +15,8 @@ from core.hands.mouse import Unsettled, click_element, refuse_strayed, release_c
 from core.hands.navigation import follow_popup
 from core.hands.settle import Probe, compare, probe, probe_of, settle_and_probe
 from core.result import ActionResult
-from core.world.world import StaleElement, UnknownIndex, WorldError, frame_route
+from core.world.contexts import frame_route
+from core.world.errors import StaleElement, UnknownIndex, WorldError
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +135,7 @@ def _prepared(
     """``prepareClick``'s answer, or :class:`Refused` as :func:`prepare` says."""
     if not prep.get("ok"):
         raise Refused(*not_actionable(ctx.name, label, prep), code="not_actionable")
-    if expect is not None and not name_matches(expect.name, prep.get("names") or []):
+    if expect is not None and not name_matches(expect.name, str(prep.get("name", ""))):
         # Re-checked after scrolling and the stability wait, just before the pointer moves.
         raise Refused(
             f"{ctx.name} was not done: {label} was relabelled while handrail got ready",

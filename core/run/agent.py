@@ -1,5 +1,7 @@
 """The loop: observe -> ask the model -> parse -> gate -> act -> read back -> record.
 
+The gate, the approvals, the dispatch and the hand-overs are :mod:`core.run.checkpoint`.
+
 :class:`Agent` knows nothing about terminals. It emits typed events (``core.run.events``) to
 its sinks and awaits its :class:`~core.run.events.Supervisor` for approvals and hand-overs.
 Nothing that changes a page runs without the gate's decision; the page is observed afresh
@@ -15,8 +17,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -26,49 +27,45 @@ from core.browser.browser import BrowserError
 from core.cdp import CDPError
 from core.eyes.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.guard.allowlist import DomainGuard
-from core.guard.decision import ApprovalDecision, HumanKind
 from core.guard.policy import (
-    Assessment,
     Finding,
     Gate,
     detect_handover,
     handled_key,
     host_allowed,
     host_of,
-    looks_like_credential_prompt,
 )
-from core.hands import DialogInfo, Page, TargetExpectation
+from core.hands import Page
 from core.hands.badge import Badge
 from core.model.base import Model, ModelError
 from core.model.conversation import Context, ToolOutcome, Turn
 from core.model.envelope import wrap
 from core.model.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
-from core.result import DENIED_BY_PERSON, ActionResult, first_line
+from core.result import ActionResult, first_line
+from core.run.checkpoint import (
+    Checkpoint,
+    Outcome,
+    StopRun,
+    describe,
+    target_of,
+    typed_text,
+    withheld,
+)
 from core.run.events import (
     ActionDone,
-    ActionIntent,
     ActionParsed,
-    ApprovalGiven,
-    ApprovalNeeded,
-    ApprovalRequest,
     Event,
     EventSink,
-    HumanNeeded,
-    HumanRequest,
-    HumanReturned,
     ModelReplied,
-    NoSupervisor,
     Observed,
     RerunOf,
     RoundStarted,
     RunFinished,
     RunStarted,
     Supervisor,
-    TargetCrop,
 )
 from core.run.round_shots import SENSITIVE_ON_SCREEN, RoundShots
-from core.run.target_picture import crop_target
-from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
+from core.secrets import Secrets
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -77,16 +74,6 @@ log = structlog.get_logger("handrail.agent")
 
 MAX_CONSECUTIVE_FAILURES = 5
 SAME_FAILURE_WARNING = 3
-MAX_REAPPROVALS = 3
-# What the hands call a sensitive field → the kind of hand-over it becomes.
-_SENSITIVE_HANDOVER: dict[str, HumanKind] = {
-    "password": "password",
-    "one-time code": "otp",
-    "card": "payment",
-}
-Outcome = Literal[
-    "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error"
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +84,6 @@ class AgentConfig:
     action_timeout: float = 45.0
     headless: bool = False
     """Whether the person can see and use the browser window (shown on hand-overs)."""
-
-
-class _Stop(Exception):
-    """Ends the run from deep inside a round."""
-
-    def __init__(self, finished: RunFinished) -> None:
-        super().__init__(finished.reason)
-        self.finished = finished
 
 
 class Agent:
@@ -145,13 +124,24 @@ class Agent:
         self.tools: list[ToolParam] = tool_definitions(allow_js=config.allow_js)
         self.context = Context(config.task, vision=model.vision)
         self.round = 0
-        self._acknowledged: set[tuple[str, str]] = set()
         self._notes: list[str] = []
         self._failures = 0
         self._last_failure: tuple[str, str] | None = None
         self._same_failures = 0
-        self._dialog_finding: Finding | None = None
-        page.dialog_decider = self._decide_dialog
+        self.checkpoint = Checkpoint(
+            page=page,
+            gate=gate,
+            supervisor=supervisor,
+            secrets=self.secrets,
+            action_timeout=config.action_timeout,
+            headless=config.headless,
+            emit=self.emit,
+            mark=self._mark,
+            observe=self._observe,
+            note=self._notes.append,
+            finished=self._finished,
+        )
+        page.dialog_decider = self.checkpoint.decide_dialog
 
     # -- events ------------------------------------------------------------------------
 
@@ -181,7 +171,7 @@ class Agent:
         )
         try:
             finished = await self._loop()
-        except _Stop as stop:
+        except StopRun as stop:
             finished = stop.finished
         except asyncio.CancelledError:
             self.emit(self._finished("aborted", "the run was interrupted", 130))
@@ -199,7 +189,7 @@ class Agent:
 
     async def _loop(self) -> RunFinished:
         for n in range(1, self.config.max_rounds + 1):
-            self.round = n
+            self.round = self.checkpoint.round = n
             self.emit(RoundStarted(round=n, max_rounds=self.config.max_rounds))
             finished = await self._one_round(n)
             if finished is not None:
@@ -226,7 +216,8 @@ class Agent:
 
     async def _one_round(self, n: int) -> RunFinished | None:
         snapshot, observation = await self._observe_with_handover(n)
-        notes, self._notes = self._notes, []
+        notes = list(self._notes)
+        self._notes.clear()  # the checkpoint appends to this same list
         started = time.monotonic()
         reply = await self.model.reply(
             system=SYSTEM_PROMPT,
@@ -241,7 +232,7 @@ class Agent:
         self.emit(
             ModelReplied(
                 round=n,
-                output=_withheld(content, parsed.action),
+                output=withheld(content, parsed.action),
                 usage=dict(reply.usage),
                 duration_ms=(time.monotonic() - started) * 1000,
                 origin=reply.origin,
@@ -255,8 +246,15 @@ class Agent:
         if action is None:
             self._unparsed(n, parsed, turn)
             return None
-        element = self._element_line(action, snapshot)
-        self.emit(ActionParsed(round=n, action=_withheld(action), element_line=element))
+        target = target_of(action, snapshot)
+        self.emit(
+            ActionParsed(
+                round=n,
+                action=withheld(action),
+                element_line=target.line if target is not None else None,
+                target_name=target.name if target is not None else None,
+            )
+        )
 
         if action.name == "finish":
             success = bool(action.params.get("success"))
@@ -270,7 +268,9 @@ class Agent:
             )
         if action.name == "ask_human":
             question = str(action.params.get("question", ""))
-            await self._hand_over(n, Finding("ask_human", question), snapshot.url, snapshot.title)
+            await self.checkpoint.hand_over(
+                n, Finding("ask_human", question), snapshot.url, snapshot.title
+            )
             result = ActionResult.success(
                 "the person has handed control back; the page state below is fresh "
                 "(it may have changed while the person acted)"
@@ -278,19 +278,22 @@ class Agent:
             self._done(n, action, result, ApprovalRecord.not_needed(), turn, 0.0)
             return None
 
-        result, approval, started = await self._gate_and_act(n, action, snapshot)
+        result, approval, started = await self.checkpoint.act(n, action, snapshot)
         self._done(n, action, result, approval, turn, (time.monotonic() - started) * 1000)
         return self._after_result(action, result)
 
     async def _observe_with_handover(self, n: int) -> tuple[Snapshot, str]:
         snapshot, observation = await self._observe(n)
         for _ in range(10):
-            finding = self._dialog_finding or detect_handover(snapshot, self._acknowledged)
-            self._dialog_finding = None
+            checkpoint = self.checkpoint
+            finding = checkpoint.dialog_finding or detect_handover(
+                snapshot, checkpoint.acknowledged
+            )
+            checkpoint.dialog_finding = None
             if finding is None:
                 return snapshot, observation
-            await self._hand_over(n, finding, snapshot.url, snapshot.title)
-            self._acknowledged.add(handled_key(snapshot.url, finding.kind))
+            await self.checkpoint.hand_over(n, finding, snapshot.url, snapshot.title)
+            self.checkpoint.acknowledged.add(handled_key(snapshot.url, finding.kind))
             self._notes.append(
                 f"The person was asked to handle this page ({finding.kind}: {finding.detail}) and has "
                 "handed control back. The page state below is fresh. Do not type into password, "
@@ -350,278 +353,6 @@ class Agent:
         self._done(n, None, result, ApprovalRecord.not_needed(), turn, 0.0)
         self._count(("(unparsed)", error[:80]), result)
 
-    # -- gate and hands ----------------------------------------------------------------
-
-    async def _gate_and_act(
-        self, n: int, action: Action, snapshot: Snapshot
-    ) -> tuple[ActionResult, ApprovalRecord, float]:
-        started = time.monotonic()
-        changed_note: str | None = None
-        asked = action  # the model's own; a person's edit replaces ``action`` below
-        for _attempt in range(MAX_REAPPROVALS + 1):
-            assessment = self.gate.assess(action, snapshot)
-            if assessment.refused:
-                if assessment.sensitive:
-                    self._withhold(asked, action)
-                return (
-                    ActionResult.failure(assessment.refused),
-                    ApprovalRecord.refused(assessment.refused),
-                    started,
-                )
-            decision, approval = await self._decide(n, action, snapshot, assessment, changed_note)
-            if decision is not None and decision.decision == "denied":
-                note = decision.note or "no reason given"
-                return (
-                    ActionResult.failure(
-                        f"{DENIED_BY_PERSON} ({note}). Take that into account and choose "
-                        "another way, or call finish if the task cannot go on."
-                    ),
-                    approval,
-                    started,
-                )
-            if decision is not None and decision.decision == "edited" and decision.edited_params:
-                action = replace(action, params={**action.params, **decision.edited_params})
-                assessment = self.gate.assess(action, snapshot)
-                if assessment.refused:
-                    if assessment.sensitive:
-                        self._withhold(asked, action)
-                    return ActionResult.failure(assessment.refused), approval, started
-            try:
-                dispatched = self._with_secrets(action, snapshot.url)
-            except SecretsError as exc:
-                return ActionResult.failure(str(exc)), approval, started
-            self.emit(
-                ActionIntent(round=n, action=_withheld(action), sensitive=assessment.sensitive)
-            )
-            started = time.monotonic()
-            expect = self._expectation(action, snapshot)
-            secret = action.name == "type" and only_placeholders(str(action.params.get("text")))
-            result = await self._dispatch(dispatched, expect, secret=secret)
-            if result.code == "sensitive_field":
-                # Judged at dispatch on the field as it was then: what the model meant to type
-                # is withheld for good, and the page is a hand-over.
-                self._withhold(asked, action)
-                kind = _SENSITIVE_HANDOVER.get(
-                    str((result.data or {}).get("sensitive")), "password"
-                )
-                finding = Finding(kind, result.error or result.message)
-                await self._hand_over(n, finding, snapshot.url, snapshot.title)
-                self._acknowledged.add(handled_key(snapshot.url, finding.kind))
-                self._notes.append(
-                    "The person was asked to fill in a password, code or card field and has handed "
-                    "control back. Do not type into such fields yourself."
-                )
-                return self._for_model(result), approval, started
-            if result.code == "target_changed" and self.gate.mode != "none":
-                # The page changed between the person's decision and dispatch: ask again
-                # about what is there now, never act on a target the person did not see.
-                changed_note = result.message
-                snapshot, _ = await self._observe(n)
-                continue
-            return self._for_model(result), approval, started
-        return (
-            ActionResult.failure(
-                "the target kept changing between approval and dispatch; not done"
-            ),
-            ApprovalRecord.refused(),
-            started,
-        )
-
-    async def _decide(
-        self,
-        n: int,
-        action: Action,
-        snapshot: Snapshot,
-        assessment: Assessment,
-        changed_note: str | None,
-    ) -> tuple[ApprovalDecision | None, ApprovalRecord]:
-        # After the target changed under an approval, the person is asked about what is there
-        # now, even for an action the policy would have let through on its own.
-        must_ask = changed_note is not None and self.gate.mode != "none"
-        approval: ApprovalRecord | None = None
-        if not assessment.needs_approval and not must_ask:
-            approval = (
-                ApprovalRecord.automatic()
-                if assessment.page_changing
-                else ApprovalRecord.not_needed()
-            )
-        elif not assessment.risky and not must_ask and self.gate.kind_preapproved(action.name):
-            approval = ApprovalRecord.kind_approved()
-        if approval is not None:
-            self.emit(ApprovalGiven(round=n, decision=ApprovalDecision("approved", by=approval.by)))
-            return None, approval
-        details = list(assessment.details)
-        if changed_note:
-            details.insert(0, f"The page changed since the previous request: {changed_note}")
-        request = ApprovalRequest(
-            round=n,
-            action=action,
-            url=self.secrets.mask_for_model(snapshot.url),
-            title=self.secrets.mask_for_model(snapshot.title),
-            why=assessment.why,
-            element_line=self._element_line(action, snapshot),
-            risky=assessment.risky,
-            details=tuple(details),
-            crop=await self._target_crop(action, snapshot),
-        )
-        self.emit(ApprovalNeeded(request=request))
-        target = self._target_rect(action, snapshot)
-        if target is not None:
-            await self._mark(lambda badge: badge.pending(target))
-        try:
-            decision = await self.supervisor.approve(request)
-        except NoSupervisor as exc:
-            raise _Stop(
-                self._finished(
-                    "human_needed",
-                    f"{action.name} needs approval ({assessment.why}) and nobody can give it in a "
-                    f"non-interactive run: {exc}. Waiting action: {_describe(_withheld(action))}",
-                    3,
-                )
-            ) from exc
-        edited = decision.edited_params
-        shown = decision
-        if edited and isinstance(edited.get("text"), str) and not only_placeholders(edited["text"]):
-            # The person's own text for the field is withheld like the model's, until typed.
-            shown = replace(
-                decision, edited_params={**edited, "text": withheld_mark(edited["text"])}
-            )
-        self.emit(ApprovalGiven(round=n, decision=shown))
-        await self._mark(lambda badge: badge.driving())
-        if decision.decision == "abort":
-            raise _Stop(self._finished("aborted", "the person aborted the run at an approval", 130))
-        if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
-            self.gate.preapprove_kind(action.name)
-        return decision, ApprovalRecord.of(decision)
-
-    def _withhold(self, *actions: Action) -> None:
-        """The text (or keys) these actions meant for a field judged sensitive was not typed,
-        and must not be seen again: not in a record, a log line, a model request or a screen.
-        (The model's action and the person's edit of it, when they differ.)"""
-        for action in actions:
-            for key in ("text", "keys"):
-                value = action.params.get(key)
-                if isinstance(value, str):
-                    self.secrets.withhold(value)
-
-    def _with_secrets(self, action: Action, url: str) -> Action:
-        text = action.params.get("text")
-        if (
-            action.name != "type"
-            or not isinstance(text, str)
-            or not self.secrets.contains_placeholder(text)
-        ):
-            return action
-        host = urlsplit(url).hostname or ""
-        return replace(
-            action, params={**action.params, "text": self.secrets.substitute(text, host)}
-        )
-
-    def _expectation(self, action: Action, snapshot: Snapshot) -> TargetExpectation | None:
-        index = action.params.get("index")
-        if not isinstance(index, int):
-            return None
-        element = snapshot.elements.get(index)
-        if element is None:
-            return None
-        return TargetExpectation(
-            url=snapshot.url, index=index, name=element.name, rect=element.rect
-        )
-
-    async def _dispatch(
-        self, action: Action, expect: TargetExpectation | None, *, secret: bool = False
-    ) -> ActionResult:
-        # The hands have their own timeouts; this outer bound guards against anything that
-        # escapes them. What happened then is unknown, and is never retried.
-        limit = self.config.action_timeout + 15
-        if expect is not None:
-            x, y, w, h = expect.rect
-            await self._mark(lambda badge: badge.pointer(x + w / 2, y + h / 2))
-        try:
-            async with asyncio.timeout(limit):
-                return await self.page.dispatch(action, expect=expect, secret=secret)
-        except TimeoutError:
-            return ActionResult.unknown(
-                f"{action.name} did not finish within {limit:g} s; whether it took effect is unknown. "
-                "Look at the page state before doing anything else."
-            )
-
-    def _for_model(self, result: ActionResult) -> ActionResult:
-        """A page may echo a secret back (a confirmation page, a field's read-back)."""
-        message = self.secrets.mask_for_model(result.message)
-        error = self.secrets.mask_for_model(result.error) if result.error else None
-        notices = tuple(self.secrets.mask_for_model(x) for x in result.notices)
-        return replace(result, message=message, error=error, notices=notices)
-
-    async def _decide_dialog(self, dialog: DialogInfo) -> tuple[bool, str | None]:
-        """Confirm and prompt dialogs opened by a page: the person decides, credentials go to them."""
-        if dialog.type == "prompt" and looks_like_credential_prompt(dialog.message):
-            self._dialog_finding = Finding(
-                "password", f"the page asked for credentials in a prompt(): {dialog.message!r}"
-            )
-            return False, None
-        action = Action(
-            name="answer_dialog",
-            params={"type": dialog.type, "message": dialog.message, "accept": True},
-            reason="the page opened a dialog during the last action",
-        )
-        if not self.gate.asks_for_dialogs():
-            return True, dialog.default_prompt or None
-        request = ApprovalRequest(
-            round=self.round,
-            action=action,
-            url=dialog.url,
-            title="",
-            why=f"the page opened a {dialog.type} dialog; approving accepts it, denying dismisses it",
-            risky=True,
-            details=(f"Dialog text: {dialog.message}",),
-        )
-        self.emit(ApprovalNeeded(request=request))
-        try:
-            decision = await self.supervisor.approve(request)
-        except NoSupervisor:
-            return False, None
-        # Not an ApprovalGiven: that belongs to the round's action. The dialog's answer is
-        # reported in the action's result.
-        accept = decision.decision in ("approved", "edited")
-        text = None
-        if decision.edited_params and isinstance(decision.edited_params.get("text"), str):
-            text = str(decision.edited_params["text"])
-        return accept, text if text is not None else (dialog.default_prompt or None)
-
-    # -- hand-over ---------------------------------------------------------------------
-
-    async def _hand_over(self, n: int, finding: Finding, url: str, title: str) -> None:
-        mask = self.secrets.mask_for_model
-        request = HumanRequest(
-            round=n,
-            kind=finding.kind,
-            detail=mask(finding.detail),
-            url=mask(url),
-            title=mask(title),
-            headless=self.config.headless,
-        )
-        self.emit(HumanNeeded(request=request))
-        await self._mark(lambda badge: badge.your_turn())
-        try:
-            response = await self.supervisor.human(request)
-        except NoSupervisor as exc:
-            raise _Stop(
-                self._finished(
-                    "human_needed",
-                    f"stopped for a person: {finding.kind} on {url} ({finding.detail}); {exc}",
-                    3,
-                )
-            ) from exc
-        self.emit(HumanReturned(round=n, response=response))
-        await self._mark(lambda badge: badge.driving())
-        if response == "abort":
-            raise _Stop(
-                self._finished(
-                    "aborted", f"the person aborted the run at a hand-over ({finding.kind})", 130
-                )
-            )
-
     # -- bookkeeping -------------------------------------------------------------------
 
     def _done(
@@ -636,7 +367,7 @@ class Agent:
         # After the result: typed text is shown again if it went into an ordinary field, and
         # scrubbed everywhere (history included) if it was withheld.
         model_output: tuple[dict[str, Any], ...] | None = None
-        if _typed_text(action) is not None:
+        if typed_text(action) is not None:
             turn.assistant = tuple(self.secrets.scrub_json(list(turn.assistant)))
             model_output = turn.assistant
         if action is not None:
@@ -647,7 +378,7 @@ class Agent:
             )
         if action is not None and action.tool_use_id:
             turn.outcomes.insert(0, self._outcome(action.tool_use_id, result))
-        turn.summary = f"{n}. {_describe(action) if action else '(no valid action)'} -> " + (
+        turn.summary = f"{n}. {describe(action) if action else '(no valid action)'} -> " + (
             f"ok: {result.message}"
             if result.ok
             else f"{result.outcome}: {result.error or result.message}"
@@ -682,7 +413,7 @@ class Agent:
         if self._failures >= MAX_CONSECUTIVE_FAILURES:
             return self._finished(
                 "gave_up",
-                f"{self._failures} actions failed in a row; the last: {_describe(action)} -> "
+                f"{self._failures} actions failed in a row; the last: {describe(action)} -> "
                 f"{result.error or result.message}",
                 1,
             )
@@ -716,30 +447,6 @@ class Agent:
         open: the page answers nothing then, and a badge must not hold up the run."""
         if self.badge is not None and self.page.open_dialog is None:
             await how(self.badge)
-
-    def _target_rect(
-        self, action: Action, snapshot: Snapshot
-    ) -> tuple[float, float, float, float] | None:
-        index = action.params.get("index")
-        element = snapshot.elements.get(index) if isinstance(index, int) else None
-        return element.rect if element is not None and element.in_viewport else None
-
-    async def _target_crop(self, action: Action, snapshot: Snapshot) -> TargetCrop | None:
-        """The picture of the action's target for the approval (None: no target)."""
-        index = action.params.get("index")
-        element = snapshot.elements.get(index) if isinstance(index, int) else None
-        tab = self.page.browser.current
-        if element is None or tab is None:
-            return None
-        return await crop_target(
-            self.page.browser, tab, element.rect, timeout=min(5.0, self.config.action_timeout)
-        )
-
-    def _element_line(self, action: Action, snapshot: Snapshot) -> str | None:
-        index = action.params.get("index")
-        if isinstance(index, int) and index in snapshot.elements:
-            return snapshot.elements[index].line
-        return None
 
 
 def format_result(result: ActionResult, *, vision: bool) -> str:
@@ -776,44 +483,7 @@ def format_result(result: ActionResult, *, vision: bool) -> str:
     return "\n".join(lines)
 
 
-def _typed_text(action: Action | None) -> str | None:
-    """The text ``action`` would type, when it is more than ``<secret:NAME>`` placeholders."""
-    if action is None or action.name != "type":
-        return None
-    text = action.params.get("text")
-    return text if isinstance(text, str) and text and not only_placeholders(text) else None
-
-
-@overload
-def _withheld(subject: Action) -> Action: ...
-@overload
-def _withheld(
-    subject: Sequence[dict[str, Any]], action: Action | None
-) -> tuple[dict[str, Any], ...]: ...
-def _withheld(
-    subject: Action | Sequence[dict[str, Any]], action: Action | None = None
-) -> Action | tuple[dict[str, Any], ...]:
-    """``subject`` (an action, or the model output that asked for ``action``) with the text
-    to type shown as ``«withheld: N characters»``."""
-    if isinstance(subject, Action):
-        text = _typed_text(subject)
-        if text is None:
-            return subject
-        return replace(subject, params={**subject.params, "text": withheld_mark(text)})
-    text = _typed_text(action)
-    if text is None:
-        return tuple(subject)
-    return tuple(replace_texts(list(subject), {text: withheld_mark(text)}))
-
-
 def _rerun_of(model: Model) -> RerunOf | None:
     """The recorded run a rerun's backend repeats (``core.rerun``); None for a model."""
     source = getattr(model, "rerun_of", None)
     return source if isinstance(source, RerunOf) else None
-
-
-def _describe(action: Action) -> str:
-    params = ", ".join(
-        f"{k}={json.dumps(v, ensure_ascii=False)[:80]}" for k, v in action.params.items()
-    )
-    return f"{action.name}({params})"

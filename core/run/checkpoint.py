@@ -1,0 +1,445 @@
+"""The gate's side of a round: between the model's action and the page.
+
+:class:`Checkpoint` takes one parsed action and sees it through: the policy's assessment
+(``core.guard``), the person's decision when one is needed (the
+:class:`~core.run.events.Supervisor`), the secrets put in at the last moment, and the
+dispatch to the hands with what the person saw as the expectation. It also hands the page
+to the person (a password, a CAPTCHA, a payment, the model's ``ask_human``) and answers the
+page's own dialogs. The loop (:mod:`core.run.agent`) observes, asks the model and records;
+nothing that changes a page runs except through :meth:`Checkpoint.act`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, Literal, overload
+from urllib.parse import urlsplit
+
+from core.actions import Action
+from core.audit.records import ApprovalRecord
+from core.eyes.snapshot import ElementInfo, Snapshot
+from core.guard.decision import ApprovalDecision, HumanKind
+from core.guard.policy import Assessment, Finding, Gate, handled_key, looks_like_credential_prompt
+from core.hands import DialogInfo, Page, TargetExpectation
+from core.hands.badge import Badge
+from core.result import DENIED_BY_PERSON, ActionResult
+from core.run.events import (
+    ActionIntent,
+    ApprovalGiven,
+    ApprovalNeeded,
+    ApprovalRequest,
+    Event,
+    HumanNeeded,
+    HumanRequest,
+    HumanReturned,
+    NoSupervisor,
+    RunFinished,
+    Supervisor,
+    TargetCrop,
+)
+from core.run.target_picture import crop_target
+from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
+
+MAX_REAPPROVALS = 3
+# What the hands call a sensitive field → the kind of hand-over it becomes.
+_SENSITIVE_HANDOVER: dict[str, HumanKind] = {
+    "password": "password",
+    "one-time code": "otp",
+    "card": "payment",
+}
+Outcome = Literal[
+    "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error"
+]
+
+
+class StopRun(Exception):
+    """Ends the run from deep inside a round (an abort, or nobody to ask)."""
+
+    def __init__(self, finished: RunFinished) -> None:
+        super().__init__(finished.reason)
+        self.finished = finished
+
+
+class Checkpoint:
+    """Decides, asks and acts for one run's loop, which hands it these callables:
+
+    ``emit`` (the run's events), ``mark`` (the in-page badge), ``observe`` (a fresh
+    digest, when the target changed under an approval), ``note`` (a line for the model's
+    next observation) and ``finished`` (the run's end, for :class:`StopRun`).
+    """
+
+    def __init__(
+        self,
+        *,
+        page: Page,
+        gate: Gate,
+        supervisor: Supervisor,
+        secrets: Secrets,
+        action_timeout: float,
+        headless: bool,
+        emit: Callable[[Event], None],
+        mark: Callable[[Callable[[Badge], Awaitable[bool]]], Awaitable[None]],
+        observe: Callable[[int], Awaitable[tuple[Snapshot, str]]],
+        note: Callable[[str], None],
+        finished: Callable[[Outcome, str, int], RunFinished],
+    ) -> None:
+        self.page = page
+        self.gate = gate
+        self.supervisor = supervisor
+        self.secrets = secrets
+        self.action_timeout = action_timeout
+        self.headless = headless
+        self._emit = emit
+        self._mark = mark
+        self._observe = observe
+        self._note = note
+        self._finished = finished
+        self.round = 0
+        """The loop's current round (a page's dialog can open at any time)."""
+        self.acknowledged: set[tuple[str, str]] = set()
+        """(page, kind) hand-overs the person has already handled."""
+        self.dialog_finding: Finding | None = None
+        """A credential prompt() the page opened, for the next observation to hand over."""
+
+    async def act(
+        self, n: int, action: Action, snapshot: Snapshot
+    ) -> tuple[ActionResult, ApprovalRecord, float]:
+        started = time.monotonic()
+        changed_note: str | None = None
+        asked = action  # the model's own; a person's edit replaces ``action`` below
+        for _attempt in range(MAX_REAPPROVALS + 1):
+            assessment = self.gate.assess(action, snapshot)
+            if assessment.refused:
+                if assessment.sensitive:
+                    self._withhold(asked, action)
+                return (
+                    ActionResult.failure(assessment.refused),
+                    ApprovalRecord.refused(assessment.refused),
+                    started,
+                )
+            decision, approval = await self._decide(n, action, snapshot, assessment, changed_note)
+            if decision is not None and decision.decision == "denied":
+                note = decision.note or "no reason given"
+                return (
+                    ActionResult.failure(
+                        f"{DENIED_BY_PERSON} ({note}). Take that into account and choose "
+                        "another way, or call finish if the task cannot go on."
+                    ),
+                    approval,
+                    started,
+                )
+            if decision is not None and decision.decision == "edited" and decision.edited_params:
+                action = replace(action, params={**action.params, **decision.edited_params})
+                assessment = self.gate.assess(action, snapshot)
+                if assessment.refused:
+                    if assessment.sensitive:
+                        self._withhold(asked, action)
+                    return ActionResult.failure(assessment.refused), approval, started
+            try:
+                dispatched = self._with_secrets(action, snapshot.url)
+            except SecretsError as exc:
+                return ActionResult.failure(str(exc)), approval, started
+            self._emit(
+                ActionIntent(round=n, action=withheld(action), sensitive=assessment.sensitive)
+            )
+            started = time.monotonic()
+            expect = self._expectation(action, snapshot)
+            secret = action.name == "type" and only_placeholders(str(action.params.get("text")))
+            result = await self._dispatch(dispatched, expect, secret=secret)
+            if result.code == "sensitive_field":
+                # Judged at dispatch on the field as it was then: what the model meant to type
+                # is withheld for good, and the page is a hand-over.
+                self._withhold(asked, action)
+                kind = _SENSITIVE_HANDOVER.get(
+                    str((result.data or {}).get("sensitive")), "password"
+                )
+                finding = Finding(kind, result.error or result.message)
+                await self.hand_over(n, finding, snapshot.url, snapshot.title)
+                self.acknowledged.add(handled_key(snapshot.url, finding.kind))
+                self._note(
+                    "The person was asked to fill in a password, code or card field and has handed "
+                    "control back. Do not type into such fields yourself."
+                )
+                return self._for_model(result), approval, started
+            if result.code == "target_changed" and self.gate.mode != "none":
+                # The page changed between the person's decision and dispatch: ask again
+                # about what is there now, never act on a target the person did not see.
+                changed_note = result.message
+                snapshot, _ = await self._observe(n)
+                continue
+            return self._for_model(result), approval, started
+        return (
+            ActionResult.failure(
+                "the target kept changing between approval and dispatch; not done"
+            ),
+            ApprovalRecord.refused(),
+            started,
+        )
+
+    async def _decide(
+        self,
+        n: int,
+        action: Action,
+        snapshot: Snapshot,
+        assessment: Assessment,
+        changed_note: str | None,
+    ) -> tuple[ApprovalDecision | None, ApprovalRecord]:
+        # After the target changed under an approval, the person is asked about what is there
+        # now, even for an action the policy would have let through on its own.
+        must_ask = changed_note is not None and self.gate.mode != "none"
+        approval: ApprovalRecord | None = None
+        if not assessment.needs_approval and not must_ask:
+            approval = (
+                ApprovalRecord.automatic()
+                if assessment.page_changing
+                else ApprovalRecord.not_needed()
+            )
+        elif not assessment.risky and not must_ask and self.gate.kind_preapproved(action.name):
+            approval = ApprovalRecord.kind_approved()
+        if approval is not None:
+            self._emit(
+                ApprovalGiven(round=n, decision=ApprovalDecision("approved", by=approval.by))
+            )
+            return None, approval
+        details = list(assessment.details)
+        if changed_note:
+            details.insert(0, f"The page changed since the previous request: {changed_note}")
+        element = target_of(action, snapshot)
+        request = ApprovalRequest(
+            round=n,
+            action=action,
+            url=self.secrets.mask_for_model(snapshot.url),
+            title=self.secrets.mask_for_model(snapshot.title),
+            why=assessment.why,
+            element_line=element.line if element is not None else None,
+            target_name=element.name if element is not None else None,
+            risky=assessment.risky,
+            details=tuple(details),
+            crop=await self._target_crop(action, snapshot),
+        )
+        self._emit(ApprovalNeeded(request=request))
+        target = self._target_rect(action, snapshot)
+        if target is not None:
+            await self._mark(lambda badge: badge.pending(target))
+        try:
+            decision = await self.supervisor.approve(request)
+        except NoSupervisor as exc:
+            raise StopRun(
+                self._finished(
+                    "human_needed",
+                    f"{action.name} needs approval ({assessment.why}) and nobody can give it in a "
+                    f"non-interactive run: {exc}. Waiting action: {describe(withheld(action))}",
+                    3,
+                )
+            ) from exc
+        edited = decision.edited_params
+        shown = decision
+        if edited and isinstance(edited.get("text"), str) and not only_placeholders(edited["text"]):
+            # The person's own text for the field is withheld like the model's, until typed.
+            shown = replace(
+                decision, edited_params={**edited, "text": withheld_mark(edited["text"])}
+            )
+        self._emit(ApprovalGiven(round=n, decision=shown))
+        await self._mark(lambda badge: badge.driving())
+        if decision.decision == "abort":
+            raise StopRun(
+                self._finished("aborted", "the person aborted the run at an approval", 130)
+            )
+        if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
+            self.gate.preapprove_kind(action.name)
+        return decision, ApprovalRecord.of(decision)
+
+    def _withhold(self, *actions: Action) -> None:
+        """The text (or keys) these actions meant for a field judged sensitive was not typed,
+        and must not be seen again: not in a record, a log line, a model request or a screen.
+        (The model's action and the person's edit of it, when they differ.)"""
+        for action in actions:
+            for key in ("text", "keys"):
+                value = action.params.get(key)
+                if isinstance(value, str):
+                    self.secrets.withhold(value)
+
+    def _with_secrets(self, action: Action, url: str) -> Action:
+        text = action.params.get("text")
+        if (
+            action.name != "type"
+            or not isinstance(text, str)
+            or not self.secrets.contains_placeholder(text)
+        ):
+            return action
+        host = urlsplit(url).hostname or ""
+        return replace(
+            action, params={**action.params, "text": self.secrets.substitute(text, host)}
+        )
+
+    def _expectation(self, action: Action, snapshot: Snapshot) -> TargetExpectation | None:
+        index = action.params.get("index")
+        if not isinstance(index, int):
+            return None
+        element = snapshot.elements.get(index)
+        if element is None:
+            return None
+        return TargetExpectation(
+            url=snapshot.url, index=index, name=element.name, rect=element.rect
+        )
+
+    async def _dispatch(
+        self, action: Action, expect: TargetExpectation | None, *, secret: bool = False
+    ) -> ActionResult:
+        # The hands have their own timeouts; this outer bound guards against anything that
+        # escapes them. What happened then is unknown, and is never retried.
+        limit = self.action_timeout + 15
+        if expect is not None:
+            x, y, w, h = expect.rect
+            await self._mark(lambda badge: badge.pointer(x + w / 2, y + h / 2))
+        try:
+            async with asyncio.timeout(limit):
+                return await self.page.dispatch(action, expect=expect, secret=secret)
+        except TimeoutError:
+            return ActionResult.unknown(
+                f"{action.name} did not finish within {limit:g} s; whether it took effect is unknown. "
+                "Look at the page state before doing anything else."
+            )
+
+    def _for_model(self, result: ActionResult) -> ActionResult:
+        """A page may echo a secret back (a confirmation page, a field's read-back)."""
+        message = self.secrets.mask_for_model(result.message)
+        error = self.secrets.mask_for_model(result.error) if result.error else None
+        notices = tuple(self.secrets.mask_for_model(x) for x in result.notices)
+        return replace(result, message=message, error=error, notices=notices)
+
+    async def decide_dialog(self, dialog: DialogInfo) -> tuple[bool, str | None]:
+        """Confirm and prompt dialogs opened by a page: the person decides, credentials go to them."""
+        if dialog.type == "prompt" and looks_like_credential_prompt(dialog.message):
+            self.dialog_finding = Finding(
+                "password", f"the page asked for credentials in a prompt(): {dialog.message!r}"
+            )
+            return False, None
+        action = Action(
+            name="answer_dialog",
+            params={"type": dialog.type, "message": dialog.message, "accept": True},
+            reason="the page opened a dialog during the last action",
+        )
+        if not self.gate.asks_for_dialogs():
+            return True, dialog.default_prompt or None
+        request = ApprovalRequest(
+            round=self.round,
+            action=action,
+            url=dialog.url,
+            title="",
+            why=f"the page opened a {dialog.type} dialog; approving accepts it, denying dismisses it",
+            risky=True,
+            details=(f"Dialog text: {dialog.message}",),
+        )
+        self._emit(ApprovalNeeded(request=request))
+        try:
+            decision = await self.supervisor.approve(request)
+        except NoSupervisor:
+            return False, None
+        # Not an ApprovalGiven: that belongs to the round's action. The dialog's answer is
+        # reported in the action's result.
+        accept = decision.decision in ("approved", "edited")
+        text = None
+        if decision.edited_params and isinstance(decision.edited_params.get("text"), str):
+            text = str(decision.edited_params["text"])
+        return accept, text if text is not None else (dialog.default_prompt or None)
+
+    # -- hand-over ---------------------------------------------------------------------
+
+    async def hand_over(self, n: int, finding: Finding, url: str, title: str) -> None:
+        mask = self.secrets.mask_for_model
+        request = HumanRequest(
+            round=n,
+            kind=finding.kind,
+            detail=mask(finding.detail),
+            url=mask(url),
+            title=mask(title),
+            headless=self.headless,
+        )
+        self._emit(HumanNeeded(request=request))
+        await self._mark(lambda badge: badge.your_turn())
+        try:
+            response = await self.supervisor.human(request)
+        except NoSupervisor as exc:
+            raise StopRun(
+                self._finished(
+                    "human_needed",
+                    f"stopped for a person: {finding.kind} on {url} ({finding.detail}); {exc}",
+                    3,
+                )
+            ) from exc
+        self._emit(HumanReturned(round=n, response=response))
+        await self._mark(lambda badge: badge.driving())
+        if response == "abort":
+            raise StopRun(
+                self._finished(
+                    "aborted", f"the person aborted the run at a hand-over ({finding.kind})", 130
+                )
+            )
+
+    # -- the approval's picture ---------------------------------------------------------
+
+    def _target_rect(
+        self, action: Action, snapshot: Snapshot
+    ) -> tuple[float, float, float, float] | None:
+        index = action.params.get("index")
+        element = snapshot.elements.get(index) if isinstance(index, int) else None
+        return element.rect if element is not None and element.in_viewport else None
+
+    async def _target_crop(self, action: Action, snapshot: Snapshot) -> TargetCrop | None:
+        """The picture of the action's target for the approval (None: no target)."""
+        index = action.params.get("index")
+        element = snapshot.elements.get(index) if isinstance(index, int) else None
+        tab = self.page.browser.current
+        if element is None or tab is None:
+            return None
+        return await crop_target(
+            self.page.browser, tab, element.rect, timeout=min(5.0, self.action_timeout)
+        )
+
+
+def typed_text(action: Action | None) -> str | None:
+    """The text ``action`` would type, when it is more than ``<secret:NAME>`` placeholders."""
+    if action is None or action.name != "type":
+        return None
+    text = action.params.get("text")
+    return text if isinstance(text, str) and text and not only_placeholders(text) else None
+
+
+@overload
+def withheld(subject: Action) -> Action: ...
+@overload
+def withheld(
+    subject: Sequence[dict[str, Any]], action: Action | None
+) -> tuple[dict[str, Any], ...]: ...
+def withheld(
+    subject: Action | Sequence[dict[str, Any]], action: Action | None = None
+) -> Action | tuple[dict[str, Any], ...]:
+    """``subject`` (an action, or the model output that asked for ``action``) with the text
+    to type shown as ``«withheld: N characters»``."""
+    if isinstance(subject, Action):
+        text = typed_text(subject)
+        if text is None:
+            return subject
+        return replace(subject, params={**subject.params, "text": withheld_mark(text)})
+    text = typed_text(action)
+    if text is None:
+        return tuple(subject)
+    return tuple(replace_texts(list(subject), {text: withheld_mark(text)}))
+
+
+def target_of(action: Action, snapshot: Snapshot) -> ElementInfo | None:
+    """The element of ``snapshot`` that ``action`` targets by index, if any."""
+    index = action.params.get("index")
+    return snapshot.elements.get(index) if isinstance(index, int) else None
+
+
+def describe(action: Action) -> str:
+    params = ", ".join(
+        f"{k}={json.dumps(v, ensure_ascii=False)[:80]}" for k, v in action.params.items()
+    )
+    return f"{action.name}({params})"

@@ -66,6 +66,8 @@ class RoundView:
     """``{"name", "params", "reason"?}`` as parsed."""
     action_error: str | None = None
     element_line: str | None = None
+    target_name: str | None = None
+    """The targeted element's accessible name, as the event or the round record gives it."""
     why: str | None = None
     """Why the action needed approval, when it did."""
     risky: bool = False
@@ -170,12 +172,14 @@ class RunView:
                 view.action = event.action.to_json() if event.action is not None else None
                 view.action_error = event.error
                 view.element_line = event.element_line
+                view.target_name = event.target_name
                 return view
             case ApprovalNeeded():
                 request = event.request
                 view = self.round(request.round)
                 view.why, view.risky = request.why, request.risky
-                view.element_line = request.element_line or view.element_line
+                if request.element_line:
+                    view.element_line, view.target_name = request.element_line, request.target_name
                 view.phase = "awaiting_approval"
                 self.state = "awaiting_approval"
                 return view
@@ -250,6 +254,7 @@ def round_view(
         action=record.action,
         action_error=record.action_error,
         element_line=record.element,
+        target_name=record.target_name,
         approval=record.approval,
         result=record.result,
         duration_ms=record.duration_ms,
@@ -263,6 +268,8 @@ def round_view(
 
 # --- short texts for the timeline and the header -----------------------------------------
 
+# Only for logs written before round records carried ``target_name``: the name is read back
+# from between the tags of the digest line. Logs are evidence; old ones must still replay.
 _ACCESSIBLE_NAME = re.compile(r">([^<]*)</")
 
 
@@ -274,16 +281,25 @@ def pretty(value: Any) -> str:
         return repr(value)
 
 
+def target_label(view: RoundView) -> str:
+    """The name of the element a round's action targets: its ``target_name``, else (an old
+    log, written before the field) the name read from its digest line."""
+    if view.target_name is not None:
+        return view.target_name
+    return element_name(view.element_line)
+
+
 def element_name(element_line: str | None) -> str:
-    """The accessible name between the tags of a digest line, or ``""``."""
+    """The accessible name between the tags of a digest line, or ``""`` (old logs only)."""
     if not element_line:
         return ""
     found = _ACCESSIBLE_NAME.search(element_line)
     return found.group(1).strip() if found else ""
 
 
-def action_target(action: Mapping[str, Any] | None, element_line: str | None = None) -> str:
-    """A few words naming what an action aims at: ``[12] Book now``, ``example.com/a``."""
+def action_target(action: Mapping[str, Any] | None, target_name: str = "") -> str:
+    """A few words naming what an action aims at: ``[12] Book now``, ``example.com/a``
+    (``target_name``: the targeted element's name, shown after its index)."""
     if not action:
         return ""
     params = action.get("params") or {}
@@ -293,9 +309,7 @@ def action_target(action: Mapping[str, Any] | None, element_line: str | None = N
     parts: list[str] = []
     if "index" in params:
         parts.append(f"[{params['index']}]")
-        label = element_name(element_line)
-        if label:
-            parts.append(label)
+        parts.append(target_name.strip())
     if name == "navigate" and isinstance(params.get("url"), str):
         split = urlsplit(params["url"])
         parts.append((split.netloc + split.path) or params["url"])
@@ -327,7 +341,7 @@ def round_label(view: RoundView) -> str:
     action = view.action_json()
     if action is None:
         return STATE_LABELS.get(view.phase, view.phase) if view.phase != "done" else "no action"
-    target = action_target(action, view.element_line)
+    target = action_target(action, target_label(view))
     return f"{by}{action.get('name', '?')} {target}".strip()
 
 

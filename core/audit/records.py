@@ -233,6 +233,9 @@ class RoundRecord:
     action_error: str | None = None
     """Why the reply gave no action (then ``action`` is ``None``)."""
     element: str | None = None
+    """The digest line of the element the action targets by index."""
+    target_name: str | None = None
+    """That element's accessible name (None: no index, or a log older than the field)."""
     approval: ApprovalRecord | None = None
     result: Mapping[str, Any] | None = None
     timing_ms: Mapping[str, Any] | float | None = None
@@ -289,6 +292,8 @@ class RoundRecord:
         }
         if self.element is not None:
             out["element"] = self.element
+        if self.target_name is not None:
+            out["target_name"] = self.target_name
         if self.decided_by is not None:
             out["source_round"] = self.source_round
             out["decided_by"] = self.decided_by
@@ -320,6 +325,7 @@ class RoundRecord:
             action=action,
             action_error=action_error,
             element=_str(rec.get("element", rec.get("element_line"))),
+            target_name=_str(rec.get("target_name")),
             approval=ApprovalRecord.from_json(rec.get("approval")),
             result=_dict(rec.get("result")),
             timing_ms=_timing(rec.get("timing_ms")),

@@ -52,6 +52,9 @@ class ApprovalRequest:
     what changed since the person last saw the target."""
     crop: TargetCrop | None = None
     """A picture of the target, for the person only (never the model or the log)."""
+    target_name: str | None = None
+    """The targeted element's accessible name (the eyes' ``ElementInfo.name``, not escaped);
+    None when the action targets no index."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +162,10 @@ class ActionParsed:
     action: Action | None
     error: str | None = None
     element_line: str | None = None
+    """The digest line of the element the action targets by index, as the model saw it."""
+    target_name: str | None = None
+    """That element's accessible name (the eyes' ``ElementInfo.name``, not escaped), kept in
+    the round record as ``target_name``; None when the action targets no index."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -252,6 +252,7 @@ class AuditRecorder:
             action=action,
             action_error=action_error,
             element=parsed.element_line if parsed is not None else None,
+            target_name=parsed.target_name if parsed is not None else None,
             approval=approval,
             result=done.result.to_json() if done is not None else _unknown_result(draft),
             timing_ms=_timing(draft, done),

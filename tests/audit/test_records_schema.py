@@ -50,6 +50,7 @@ from core.run.events import (
 )
 from core.run.recorder import AuditRecorder
 from core.secrets import Secret, Secrets, withheld_mark
+from tui.rounds import round_label, round_view
 
 GOLDEN = Path(__file__).with_name("recorder_golden.jsonl")
 KEY = AuditKey(bytes(range(32)))
@@ -202,14 +203,15 @@ LINE_RECORDS: list[RunStartRecord | IntentRecord | RoundRecord | PauseRecord | R
     IntentRecord(1, CLICK, TS, RUN_ID),
     RoundRecord(
         1, TS, "https://rail.example/", "Rail & Co", "[3]<button>Search</button>",
-        [{"type": "text", "text": "go"}], CLICK, None, "[3]<button>Search</button>",
-        ApprovalRecord("edited", "person", {"index": 4}, "closer", True), DONE,
-        {"observe": 41.5, "model": 5.0, "action": 120.0, "round": 170.2},
-        {"input_tokens": 900}, True, ScreenshotRef("run/round-001.jpg", "ab" * 32), 1,
-        "replayed", RUN_ID,
+        model_output=[{"type": "text", "text": "go"}], action=CLICK,
+        element="[3]<button>Search</button>", target_name="Search",
+        approval=ApprovalRecord("edited", "person", {"index": 4}, "closer", True), result=DONE,
+        timing_ms={"observe": 41.5, "model": 5.0, "action": 120.0, "round": 170.2},
+        usage={"input_tokens": 900}, screenshot=ScreenshotRef("run/round-001.jpg", "ab" * 32),
+        source_round=1, decided_by="replayed", run_id=RUN_ID,
     ),
-    RoundRecord(2, TS, "https://rail.example/", "", "digest", None, None,
-                "the reply had no tool call", approval=ApprovalRecord.not_needed(),
+    RoundRecord(2, TS, "https://rail.example/", "", "digest",
+                action_error="the reply had no tool call", approval=ApprovalRecord.not_needed(),
                 result={"ok": False, "message": "no tool call"}, timing_ms={"round": 3.0},
                 usage={}, screenshot=ScreenshotRef(missing="a card field"), run_id=RUN_ID),
     RoundRecord(3, TS, model_output=[{"type": "text", "text": "x"}], action=CLICK,
@@ -256,3 +258,27 @@ def test_every_line_the_recorder_wrote_is_a_typed_record_written_again() -> None
         typed = record_of(rec)
         assert not isinstance(typed, OtherRecord)
         assert json.dumps(typed.to_json()) == json.dumps(rec)
+
+
+def test_the_round_keeps_the_targets_name_and_the_timeline_shows_it(tmp_path: Path) -> None:
+    writer = AuditWriter(tmp_path / "log.jsonl", run_id="named", key=KEY)
+    rec = AuditRecorder(writer)
+    observe(rec, 1, "[3]<button>Search ‹all› trains</button>")
+    click = Action("click", {"index": 3}, reason="search")
+    line = "[3]<button>Search ‹all› trains</button>"
+    rec(ActionParsed(1, click, element_line=line, target_name="Search <all> trains"))
+    rec(ActionDone(1, click, ActionResult.success("clicked"), ApprovalRecord.not_needed()))
+    writer.close()
+    [written] = [json.loads(x) for x in writer.path.read_text().splitlines()]
+    keys = list(written)
+    assert keys[keys.index("element") + 1] == "target_name"
+    record = RoundRecord.from_json(written)
+    assert record.target_name == "Search <all> trains"
+    assert round_label(round_view(record)) == "click [3] Search <all> trains"
+
+
+def test_an_old_round_without_the_targets_name_reads_it_from_the_line() -> None:
+    old = {"type": "round", "round": 1, "action": CLICK, "element": "[3]<button>Go on</button>"}
+    record = RoundRecord.from_json(old)
+    assert record.target_name is None
+    assert round_label(round_view(record)) == "click [3] Go on"

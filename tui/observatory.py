@@ -35,7 +35,9 @@ PaletteCommand = tuple[str, str, Callable[[], object]]
 class ObservatoryApp(App[int]):
     """Base of ``HandrailApp`` (live run) and ``ReplayApp``; its result is an exit code."""
 
-    CSS_PATH = "observatory.tcss"
+    CSS_PATH = Path(__file__).with_name("observatory.tcss")
+    """Absolute: Textual resolves a relative path beside the subclass's module, and the
+    apps live in tui/screens/ and tui/app.py."""
     TITLE = "handrail"
 
     LEAVES_ON_TERMINATION: ClassVar[bool] = False

@@ -97,7 +97,8 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.browser.browser import Browser, LaunchOptions
+from core.browser.browser import Browser
+from core.browser.launch import LaunchOptions
 from core.eyes.snapshot import Snapshot, follow_frames
 from core.hands import Page
 from core.result import ActionResult

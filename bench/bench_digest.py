@@ -104,7 +104,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.browser.browser import Browser, LaunchOptions, Tab  # noqa: E402
+from core.browser.browser import Browser, Tab  # noqa: E402
+from core.browser.launch import LaunchOptions  # noqa: E402
 from core.eyes.snapshot import SnapshotOptions, follow_frames, take_snapshot  # noqa: E402
 from core.hands import Page  # noqa: E402
 from core.world.calls import world_call  # noqa: E402

@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.browser.browser import Browser, LaunchOptions  # noqa: E402
+from core.browser.browser import Browser  # noqa: E402
+from core.browser.launch import LaunchOptions  # noqa: E402
 from core.guard.allowlist import DomainGuard, NetworkMode, webrtc_direct_hosts  # noqa: E402
 from core.hands.screenshot_mask import capture_masked, register  # noqa: E402
 from core.secrets import Secret, Secrets  # noqa: E402

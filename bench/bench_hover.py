@@ -1,7 +1,7 @@
 """What a hover costs: the whole action, and the look at the page before and after it.
 
 A hover finds what appeared by listing the elements shown before the move and after it
-(page.js ``hoverBaseline`` / ``hoverAppeared``, each one walk of the element's document,
+(hover.js ``hoverBaseline`` / ``hoverAppeared``, each one walk of the element's document,
 at most 20,000 elements). This bench times that walk on a table of N rows (each row a link,
 a button, an input and text: 7 elements) with a CSS hover menu above it, and the whole
 hover action as the agent calls it, whose floor is the 0.5 s the page's clock runs past the
@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_digest import CHROME, serve, table_page
-from core.browser.browser import Browser, LaunchOptions
+from core.browser.browser import Browser
+from core.browser.launch import LaunchOptions
 from core.hands import Page
 from core.hands.ctx import Ctx, js
 

@@ -32,7 +32,8 @@ for path in (ROOT, ROOT / "bench"):
 
 from bench_digest import CHROME, load, serve, table_page  # noqa: E402
 
-from core.browser.browser import Browser, LaunchOptions  # noqa: E402
+from core.browser.browser import Browser  # noqa: E402
+from core.browser.launch import LaunchOptions  # noqa: E402
 from core.eyes.snapshot import follow_frames, probe, take_snapshot  # noqa: E402
 from core.world.calls import world_eval  # noqa: E402
 

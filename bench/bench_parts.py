@@ -46,7 +46,8 @@ for path in (ROOT, ROOT / "bench"):
 import bench_digest  # noqa: E402
 
 from core import cdp  # noqa: E402
-from core.browser.browser import Browser, LaunchOptions, Tab  # noqa: E402
+from core.browser.browser import Browser, Tab  # noqa: E402
+from core.browser.launch import LaunchOptions  # noqa: E402
 from core.hands import Page  # noqa: E402
 from core.world.closed_roots import SHADOW_TOP_QUERY  # noqa: E402
 from tests.helpers.site_server import FixtureSite  # noqa: E402
@@ -64,7 +65,7 @@ def _far_queries() -> list[str]:
 
 
 def _what(method: str, params: dict[str, Any] | None) -> str:
-    """A command's short name: the page.js function a world call names, or the input type."""
+    """A command's short name: the hands' API function (core/hands/api.js) a world call names, or the input type."""
     if params and params.get("arguments") and "functionDeclaration" in params:
         return f"{method} {params['arguments'][0].get('value')}"
     if params and "type" in params:

@@ -41,7 +41,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.bench_digest import CHROME, load, serve, table_page  # noqa: E402
-from core.browser.browser import Browser, LaunchOptions  # noqa: E402
+from core.browser.browser import Browser  # noqa: E402
+from core.browser.launch import LaunchOptions  # noqa: E402
 from core.demo import start_demo_site  # noqa: E402
 from core.eyes.snapshot import take_snapshot  # noqa: E402
 from core.model.envelope import wrap  # noqa: E402

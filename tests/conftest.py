@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from core.audit.key import DATA_DIR_ENV
-from core.browser.browser import Browser, LaunchOptions, find_chrome
+from core.browser.browser import Browser
+from core.browser.find import find_chrome
+from core.browser.launch import LaunchOptions
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import SITE_ROOT, FixtureSite
 
@@ -26,14 +28,39 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+# Where a user's own data lives; a test sees none of it (see own_home).
+HOME_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+
+
+def _point_home_at(patch: pytest.MonkeyPatch, home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    patch.setenv("HOME", str(home))
+    for var in HOME_VARS:
+        patch.setenv(var, str(home / var.removeprefix("XDG_").removesuffix("_HOME").lower()))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def audit_key_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Every test (and every handrail it starts) seals logs with a key in a temporary data
-    directory, never the real ~/.local/share/handrail."""
+    directory, never the real ~/.local/share/handrail; and the session's own processes (the
+    shared browsers and servers) run with a temporary HOME, so nothing they write lands in
+    the user's."""
     path = tmp_path_factory.mktemp("handrail-data")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DATA_DIR_ENV, str(path))
+        _point_home_at(patch, tmp_path_factory.mktemp("session-home"))
         yield path
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test gets its own empty HOME (and XDG_* folders inside it): a browser a test
+    launches, a profile by default (~/.local/share/handrail/chrome-profile), a config or a
+    theme it saves all stay there. So the suite passes, and changes nothing, even when the
+    user's own handrail profile is held by a running Chrome."""
+    home = tmp_path_factory.mktemp("home")
+    _point_home_at(monkeypatch, home)
+    return home
 
 
 @pytest.fixture(scope="session")

@@ -16,78 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import structlog
 
-from core.browser.preloading import PRERENDER_FEATURES, disable_preloading, restrict_webrtc
+from core.browser.errors import BrowserError, TabGone
+from core.browser.find import (
+    default_profile_dir,
+    find_chrome,
+    read_devtools_active_port,
+    resolve_cdp_url,
+    standard_profile_dirs,
+)
+from core.browser.launch import Launched, LaunchOptions, kill_process, start_chrome, stop_process
 from core.cdp import JSON, CDPConnection, CDPError, CDPSession, ConnectionClosed, HandshakeRefused
 
 log = structlog.get_logger("handrail.browser")
-
-# Flags that keep Chrome from phoning home; on a closed network it retries endlessly otherwise.
-QUIET_FLAGS = (
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-default-apps",
-    # Prerendering loads pages outside the tab's Fetch: the network guard could not see it.
-    f"--disable-features=Translate,MediaRouter,OptimizationHints,{','.join(PRERENDER_FEATURES)}",
-    "--metrics-recording-only",
-    "--password-store=basic",
-    "--use-mock-keychain",
-)
-
-CHROME_NAMES = (
-    "google-chrome",
-    "google-chrome-stable",
-    "chromium",
-    "chromium-browser",
-    "chrome",
-    "google-chrome-beta",
-    "google-chrome-unstable",
-)
-
-# Places outside the usual PATH (folders on PATH are searched by name first).
-CHROME_LOCATIONS = (
-    "/opt/google/chrome/chrome",
-    "/snap/bin/chromium",
-    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-    "/Applications/Chromium.app/Contents/MacOS/Chromium",
-    "/Applications/Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary",
-)
-
-
-class BrowserError(Exception):
-    """Finding, starting or reaching the browser failed. The message says what to do."""
-
-
-class ChromeNotFound(BrowserError):
-    pass
-
-
-class TabGone(BrowserError):
-    """Our tab was closed or crashed and could not be replaced."""
-
-
-class PopupRefused(BrowserError):
-    """A page opened a tab the run may not have (its pool is full); the tab was closed."""
 
 
 class SlotSource(Protocol):
@@ -100,126 +47,6 @@ class SlotSource(Protocol):
     async def take_popup(self, browser: Browser, target_id: str) -> None:
         """Give a popup a slot, or close it and raise :class:`PopupRefused`."""
         ...
-
-
-def find_chrome(env: Mapping[str, str] | None = None) -> str:
-    """Path of a Chrome/Chromium executable: ``CHROME_PATH``, then the usual names on
-    ``PATH``, then the usual install locations on Linux and macOS.
-
-    Raises :class:`ChromeNotFound` with installation advice.
-    """
-    env = os.environ if env is None else env
-    explicit = env.get("CHROME_PATH")
-    if explicit:
-        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
-            return explicit
-        raise ChromeNotFound(f"CHROME_PATH is set to {explicit!r}, which is not an executable file")
-    path_var = env.get("PATH", os.defpath)
-    for name in CHROME_NAMES:
-        found = shutil.which(name, path=path_var)
-        if found:
-            return found
-    home = env.get("HOME", "")
-    for location in (
-        *CHROME_LOCATIONS,
-        f"{home}/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-    ):
-        if os.path.isfile(location) and os.access(location, os.X_OK):
-            return location
-    raise ChromeNotFound(
-        "no Chrome or Chromium found (looked at CHROME_PATH, PATH and the usual install places). "
-        "Install one (Debian/Ubuntu: `sudo apt-get install chromium`), set CHROME_PATH to its "
-        "executable, or attach to a running browser with --cdp-url or --connect."
-    )
-
-
-def default_profile_dir(env: Mapping[str, str] | None = None) -> Path:
-    """handrail's own browser profile, under the user's data directory."""
-    env = os.environ if env is None else env
-    home = Path(env.get("HOME", str(Path.home())))
-    if sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
-    return base / "handrail" / "chrome-profile"
-
-
-def standard_profile_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
-    """Where the person's everyday Chrome keeps its profile (for ``--connect``)."""
-    env = os.environ if env is None else env
-    home = Path(env.get("HOME", str(Path.home())))
-    if sys.platform == "darwin":
-        support = home / "Library" / "Application Support"
-        names = ["Google/Chrome", "Google/Chrome Beta", "Google/Chrome Canary", "Chromium"]
-        return [support / n for n in names]
-    config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
-    names = ["google-chrome", "google-chrome-beta", "google-chrome-unstable", "chromium"]
-    return [config / n for n in names]
-
-
-def read_devtools_active_port(profile: Path) -> tuple[int, str] | None:
-    """``(port, browser websocket path)`` from a profile's DevToolsActivePort, if present."""
-    try:
-        lines = (profile / "DevToolsActivePort").read_text().splitlines()
-        port = int(lines[0].strip())
-        path = lines[1].strip() if len(lines) > 1 else ""
-    except (OSError, ValueError, IndexError):
-        return None
-    return port, path
-
-
-def _http_get_json(url: str, timeout: float) -> Any:
-    # Loopback and explicit endpoints must not go through a proxy taken from the environment.
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(url, timeout=timeout) as response:
-        return json.loads(response.read().decode())
-
-
-async def resolve_cdp_url(cdp_url: str, *, timeout: float = 10.0) -> str:
-    """Turn ``--cdp-url`` into a browser websocket URL (``http(s)://`` asks ``/json/version``)."""
-    parsed = urllib.parse.urlparse(cdp_url)
-    if parsed.scheme in ("ws", "wss"):
-        return cdp_url
-    if parsed.scheme not in ("http", "https"):
-        raise BrowserError(
-            f"--cdp-url must start with http://, https://, ws:// or wss:// (got {cdp_url!r})"
-        )
-    version_url = urllib.parse.urljoin(cdp_url.rstrip("/") + "/", "json/version")
-    try:
-        info = await asyncio.to_thread(_http_get_json, version_url, timeout)
-    except urllib.error.HTTPError as exc:
-        raise BrowserError(
-            f"{version_url} answered HTTP {exc.code}; this endpoint does not publish /json/version. "
-            "Pass the browser's ws:// URL to --cdp-url instead"
-        ) from exc
-    except (OSError, ValueError) as exc:
-        raise BrowserError(f"no DevTools endpoint answered at {version_url}: {exc}") from exc
-    ws_url = info.get("webSocketDebuggerUrl") if isinstance(info, dict) else None
-    if not isinstance(ws_url, str):
-        raise BrowserError(f"{version_url} did not name a webSocketDebuggerUrl")
-    # Chrome answers with its own idea of its host name; keep the host the person gave us.
-    ws = urllib.parse.urlparse(ws_url)
-    scheme = "wss" if parsed.scheme == "https" else "ws"
-    return urllib.parse.urlunparse(ws._replace(scheme=scheme, netloc=parsed.netloc))
-
-
-@dataclass(frozen=True, slots=True)
-class LaunchOptions:
-    executable: str | None = None
-    profile_dir: Path | None = None
-    headless: bool = False
-    extra_args: tuple[str, ...] = ()
-    window_size: tuple[int, int] = (1280, 900)
-    timeout: float = 30.0
-    downloads_dir: Path | None = None
-    remove_on_exit: tuple[Path, ...] = ()
-    """Paths removed when the browser stops, however handrail ends (a temporary profile)."""
-    direct_hosts: tuple[str, ...] | None = None
-    """Strict network mode (see core/guard/allowlist.py ``webrtc_direct_hosts``): Chrome proxy
-    bypass rules naming the only hosts the *browser process* may reach directly. WebRTC is
-    then kept off UDP, and every other host goes to a proxy that refuses it. Requests of
-    the page are guarded by DevTools ``Fetch`` as well; this closes what ``Fetch`` never
-    sees (STUN, TURN and ICE checks). None: no restriction."""
 
 
 ConnectKind = Literal["launch", "cdp_url", "connect"]
@@ -258,7 +85,7 @@ class Browser:
         ws_url: str,
         connection: CDPConnection,
         process: asyncio.subprocess.Process | None = None,
-        launched: _Launched | None = None,
+        launched: Launched | None = None,
         launch: LaunchOptions | None = None,
         profile_dir: Path | None = None,
         source: str | None = None,
@@ -268,7 +95,7 @@ class Browser:
         self.connection = connection
         self.process = process
         self._launched = launched
-        self._retired: list[_Launched] = []
+        self._retired: list[Launched] = []
         self.launch_options = launch
         self.profile_dir = profile_dir
         self._source = source
@@ -293,7 +120,7 @@ class Browser:
         executable = options.executable or find_chrome()
         profile = options.profile_dir or default_profile_dir()
         profile.mkdir(parents=True, exist_ok=True)
-        launched = await _start_chrome(executable, profile, options)
+        launched = await start_chrome(executable, profile, options)
         try:
             connection = await CDPConnection.open(launched.ws_url)
         except CDPError:
@@ -517,7 +344,7 @@ class Browser:
                 await self.connection.send("Browser.close", timeout=5)
         await self.connection.close()
         if self.process is not None:
-            await _stop_process(self.process)
+            await stop_process(self.process)
         for launched in [*self._retired, self._launched]:
             if launched is not None:
                 await launched.finish()
@@ -543,7 +370,7 @@ class Browser:
                     # The websocket drops before the dead process is reaped: a refused
                     # reconnect to the browser we launched means it is gone. Make sure.
                     assert self.process is not None
-                    _kill(self.process)
+                    kill_process(self.process)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.process.wait(), 5)
                     process_alive = False
@@ -556,7 +383,7 @@ class Browser:
                     # Its reaper keeps waiting until we end: released now, it would remove
                     # the temporary profile the new browser is about to use.
                     self._retired.append(self._launched)
-                self._launched = await _start_chrome(
+                self._launched = await start_chrome(
                     executable, self.profile_dir, self.launch_options
                 )
                 self.process, self.ws_url = self._launched.process, self._launched.ws_url
@@ -653,216 +480,6 @@ def _is_target(target_id: str) -> Callable[[JSON], bool]:
 
 
 # -- launching -------------------------------------------------------------------------
-
-
-def chrome_args(profile: Path, options: LaunchOptions) -> list[str]:
-    width, height = options.window_size
-    disable_preloading(
-        profile
-    )  # speculation rules prefetch has no flag (core/browser/preloading.py)
-    args = [
-        f"--user-data-dir={profile}",
-        "--remote-debugging-port=0",
-        f"--window-size={width},{height}",
-        *QUIET_FLAGS,
-    ]
-    if options.direct_hosts is not None:
-        args += _direct_only(profile, options.direct_hosts)
-    if options.headless:
-        args += ["--headless", "--hide-scrollbars", "--mute-audio"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        # Chrome refuses to start as root with its sandbox.
-        args.append("--no-sandbox")
-    args += list(options.extra_args)
-    args.append("about:blank")
-    return args
-
-
-REFUSING_PROXY = "http://127.0.0.1:1"
-"""A proxy address nothing listens on (port 1, tcpmux, is served nowhere these days): a
-connection through it is refused at once. Were something listening, it would still be on
-this machine: the request never reaches the host it names."""
-
-
-def _direct_only(profile: Path, hosts: Sequence[str]) -> list[str]:
-    # Measured with Chromium 156 (bench-free: tests/guard/test_allowlist.py, WebRTC tests): the
-    # WebRTC policy alone stops STUN, TURN over UDP and ICE checks, but TURN over TCP still
-    # goes straight to the host; with this proxy it goes to the proxy and fails. "<-loopback>"
-    # ends Chrome's implicit direct route to loopback hosts, which are sites like any other.
-    if not restrict_webrtc(profile):
-        raise BrowserError(
-            f"could not write the WebRTC setting into the profile {profile} (its Preferences "
-            "file is not JSON); strict network mode cannot be guaranteed. Use another --profile."
-        )
-    bypass = ";".join(["<-loopback>", *hosts])
-    return [f"--proxy-server={REFUSING_PROXY}", f"--proxy-bypass-list={bypass}"]
-
-
-_REAPER = Path(__file__).with_name("reaper.py")
-
-
-class _Lifeline:
-    """The reaper (core/browser/reaper.py) that stops the browser if handrail dies, and the pipe that
-    keeps it waiting: its only write end is ours, so the kernel closes it however we end."""
-
-    def __init__(self, pgid: int, remove: Sequence[Path]) -> None:
-        read_fd, self._write_fd = os.pipe()
-        self._reaper: subprocess.Popen[bytes] | None = None
-        try:
-            self._reaper = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-I",
-                    "-S",
-                    str(_REAPER),
-                    f"--pgid={pgid}",
-                    *(f"--remove={path}" for path in remove),
-                ],
-                stdin=read_fd,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            # Still usable: close() stops the browser; only a hard kill of handrail leaks it.
-            log.warning("browser.no_reaper", error=str(exc))
-            os.close(self._write_fd)
-            self._write_fd = -1
-        finally:
-            os.close(read_fd)
-
-    def release(self) -> None:
-        """Let the reaper go (it stops the group if still alive, then removes the paths)."""
-        if self._write_fd >= 0:
-            os.close(self._write_fd)
-            self._write_fd = -1
-
-    async def finish(self, timeout: float = 10.0) -> None:
-        self.release()
-        if self._reaper is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                await asyncio.to_thread(self._reaper.wait, timeout)
-
-
-@dataclass(slots=True)
-class _Launched:
-    """A browser process of ours, with its reaper and its (anonymous) stderr log."""
-
-    process: asyncio.subprocess.Process
-    ws_url: str
-    stderr: Any
-    lifeline: _Lifeline
-    remove: tuple[Path, ...]
-
-    async def finish(self) -> None:
-        """After the process stopped: close our ends and remove the temporary paths."""
-        with contextlib.suppress(OSError):
-            self.stderr.close()
-        for path in self.remove:
-            shutil.rmtree(path, ignore_errors=True)
-        await self.lifeline.finish()
-
-    async def abandon(self) -> None:
-        _kill(self.process)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.process.wait(), 5)
-        await self.finish()
-
-
-async def _start_chrome(executable: str, profile: Path, options: LaunchOptions) -> _Launched:
-    port_file = profile / "DevToolsActivePort"
-    with contextlib.suppress(FileNotFoundError):
-        port_file.unlink()
-    # Anonymous (unlinked at once): read for error messages, never left behind in /tmp.
-    stderr_log = tempfile.TemporaryFile(prefix="handrail-chrome-")  # noqa: SIM115
-    # Chrome's own temporary files (its singleton socket folder, which it does not remove when
-    # stopped by a signal) go to a folder of ours that goes with it.
-    chrome_tmp = Path(tempfile.mkdtemp(prefix="handrail-chrome-"))
-    remove = (*options.remove_on_exit, chrome_tmp)
-    try:
-        process = await asyncio.create_subprocess_exec(
-            executable,
-            *chrome_args(profile, options),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=stderr_log,
-            start_new_session=True,
-            env={**os.environ, "TMPDIR": str(chrome_tmp)},
-        )
-    except OSError as exc:
-        stderr_log.close()
-        shutil.rmtree(chrome_tmp, ignore_errors=True)
-        raise BrowserError(f"could not start {executable}: {exc}") from exc
-    # Chrome leads its own process group (start_new_session): the reaper stops that group.
-    launched = _Launched(
-        process=process,
-        ws_url="",
-        stderr=stderr_log,
-        lifeline=_Lifeline(process.pid, remove),
-        remove=remove,
-    )
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + options.timeout
-    try:
-        while loop.time() < deadline:
-            found = read_devtools_active_port(profile)
-            if found is not None:
-                port, path = found
-                launched.ws_url = f"ws://127.0.0.1:{port}{path}"
-                return launched
-            if process.returncode is not None:
-                tail = _tail(stderr_log)
-                hint = ""
-                if (
-                    process.returncode == 0
-                    or "ProcessSingleton" in tail
-                    or "profile" in tail.lower()
-                ):
-                    hint = (
-                        f" The profile {profile} may be in use by another Chrome; close it or "
-                        "choose another with --profile DIR."
-                    )
-                raise BrowserError(
-                    f"{executable} exited with code {process.returncode} before it was ready.{hint}\n{tail}"
-                )
-            await asyncio.sleep(0.05)
-        raise BrowserError(
-            f"{executable} did not open its DevTools port within {options.timeout:g} s.\n{_tail(stderr_log)}"
-        )
-    except BaseException:
-        await launched.abandon()
-        raise
-
-
-def _tail(log_file: Any, lines: int = 8) -> str:
-    try:
-        log_file.seek(0)
-        text = log_file.read().decode("utf-8", "replace").splitlines()
-    except (OSError, ValueError):
-        return ""
-    useful = [line for line in text if "dbus" not in line.lower()]
-    return "\n".join(useful[-lines:])
-
-
-def _kill(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-
-
-async def _stop_process(process: asyncio.subprocess.Process, grace: float = 5.0) -> None:
-    """Stop the browser process we started (and only it, with its own process group)."""
-    if process.returncode is None:
-        try:
-            await asyncio.wait_for(process.wait(), timeout=grace)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), timeout=grace)
-            except TimeoutError:
-                _kill(process)
-                await process.wait()
 
 
 async def _open_or_explain(ws_url: str, *, source: str | None) -> CDPConnection:

@@ -21,7 +21,7 @@ Digest lines (docs/architecture.md, "What the model sees each round")::
 
 - ``[N]`` is stable for as long as the element stays in the document (the index comes from
   the element's identity, not its position); a new document continues the tab's counter, so
-  an old index fails (:class:`core.world.world.StaleElement`) instead of naming a new element.
+  an old index fails (:class:`core.world.errors.StaleElement`) instead of naming a new element.
 - ``*`` marks an element first seen since the previous digest of the same document. The first
   digest of a document marks nothing (everything is new, and the URL says so).
 - ``~`` marks an element outside the viewport. Elements and text farther than
@@ -393,7 +393,7 @@ def _signals(raw: Mapping[str, Any]) -> PageSignals:
 
 
 class _Audits:
-    """One closed-root audit (core.world.world.find_closed_roots) per renderer session and digest,
+    """One closed-root audit (core.world.closed_roots.find_closed_roots) per renderer session and digest,
     run before the first walk in that session's documents; frames that share a session
     share it."""
 
@@ -654,7 +654,7 @@ _CHILDREN_KEY = "eyes.children"
 async def follow_frames(browser: Browser) -> None:
     """Let the eyes read the out-of-process frames of every tab of ours, now and later
     (idempotent), and have each new document of those tabs start with our world and script
-    ready (:func:`core.world.world.install_at_document_start`).
+    ready (:func:`core.eyes.script.install_at_document_start`).
 
     core.browser.child_targets attaches to each such frame (paused until its hooks ran); the eyes need no
     hook of their own there: they create their world in a frame when a digest first meets
@@ -684,7 +684,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     process, or out of process once :func:`follow_frames` runs for the browser) through our
     world inside each of them, merged in reading order under a header line per frame.
 
-    Raises :class:`core.world.world.WorldError` when the page's walk fails and ``core.cdp``
+    Raises :class:`core.world.errors.WorldError` when the page's walk fails and ``core.cdp``
     errors when the tab does not answer within ``options.timeout`` seconds (a frame that
     cannot be read is listed as such, never raised).
     """

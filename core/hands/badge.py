@@ -23,7 +23,8 @@ from pathlib import Path
 
 import structlog
 
-from core.browser.browser import Browser, BrowserError, Tab
+from core.browser.browser import Browser, Tab
+from core.browser.errors import BrowserError
 from core.cdp import CDPError
 from core.world.calls import world_call
 from core.world.errors import WorldError

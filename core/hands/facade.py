@@ -22,9 +22,9 @@ What the caller can rely on:
   test to be what receives the click; never ``element.click()``.
 - ``run_js`` runs in the page's MAIN world (the page's own globals and framework state are
   visible to it, and it to the page): the person allowed JavaScript for the run explicitly.
-  Everything else runs in handrail's isolated world (core/world/world.py) or through CDP.
+  Everything else runs in handrail's isolated world (core/world/) or through CDP.
 
-Page-side helpers live in ``core/hands/page.js``. The package: :mod:`.facade` (this class),
+Page-side helpers are the stages ``core/hands/*.js`` (``PAGE_PARTS`` in :mod:`.ctx`). The package: :mod:`.facade` (this class),
 :mod:`.runner` (deadline, outcomes), :mod:`.tabs` (tab watch, navigation wait),
 :mod:`.settle`, :mod:`.dialogs`, :mod:`.downloads`, input (:mod:`.mouse`, :mod:`.keyboard`),
 the action families (:mod:`.navigation`, :mod:`.pointer`, :mod:`.hover`, :mod:`.scroll`,
@@ -41,7 +41,8 @@ from typing import Literal
 import structlog
 
 from core.actions import Action
-from core.browser.browser import Browser, BrowserError, Tab
+from core.browser.browser import Browser, Tab
+from core.browser.errors import BrowserError
 from core.cdp import ConnectionClosed, SessionClosed
 from core.eyes.snapshot import Snapshot, SnapshotOptions, take_snapshot
 from core.hands import capture, forms, hover, navigation, pointer, script, scroll

@@ -4,7 +4,7 @@ The pointer reaches the element only after the same checks a click makes
 (:func:`core.hands.pointer.aim`: the approved element, in view, still, and the one hit at
 its centre); no button is pressed. What the page shows because of it (a menu, a tooltip)
 is found by comparing the elements shown before and after, in the element's neighbourhood
-and in what the page inserted after the move (page.js ``hoverBaseline``/``hoverAppeared``).
+and in what the page inserted after the move (hover.js ``hoverBaseline``/``hoverAppeared``).
 A hover never commits to anything, but it does change the page, so it is gated like a click.
 """
 

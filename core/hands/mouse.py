@@ -2,7 +2,7 @@
 
 A press is checked at the moment it happens, not only before: the pointer moves onto the
 target, the page reacts (its hover handlers, a frame), the element's box is compared with
-its box before the move when the stability check was deferred to this moment (page.js
+its box before the move when the stability check was deferred to this moment (actionability.js
 ``prepareClick``), the point is hit-tested again, and after the button goes down a
 listener in our world confirms that the approved element received it, and holds the
 release to the element pressed (a pointer capture the page asked for is replaced by ours).
@@ -32,7 +32,7 @@ TELL_AFTER = 0.02
 
 class Unsettled(Exception):
     """The element's box changed between the deferred stability check's first reading
-    (page.js ``prepareClick`` with ``deferStable``) and the hover check, or no frame came
+    (actionability.js ``prepareClick`` with ``deferStable``) and the hover check, or no frame came
     between them: the pointer moved, nothing was pressed. Prepare again with the full
     stability wait."""
 
@@ -53,7 +53,7 @@ async def click_element(
     if route is not None:
         mapping = await frame_map(ctx.current, route, index, timeout=max(ctx.remaining(), 0.5))
     # The hover check goes right behind the move: it waits in the page for the move's frame
-    # (page.js ``hoverCheck`` with ``withMove``), so no round trip separates the two.
+    # (press.js ``hoverCheck`` with ``withMove``), so no round trip separates the two.
     hover = await _behind(
         ctx,
         index,
@@ -80,7 +80,7 @@ async def click_element(
     ctx.mark_dispatched()
     # The press; then our world checks who got it, and holds the release to that element:
     # a pointer capture the page asked for in its pointerdown handler (to send the release,
-    # and so the click, elsewhere) has not taken effect yet, and is replaced (page.js
+    # and so the click, elsewhere) has not taken effect yet, and is replaced (press.js
     # ``holdRelease``). A dialog opened by the page blocks the press until it is answered
     # (by our dialog task), so it waits as long as the action may. The check goes right
     # behind the press and waits in the page for the press's events to be over.
@@ -118,7 +118,7 @@ async def _behind(
 ) -> Any:
     """Run ``check`` (a call of our world that waits in the page for an input's dispatch to
     be over) sent right behind ``dispatch`` (that input). When Chrome has answered the input
-    and the check is still waiting, page.js ``answered`` tells it that the dispatch is over
+    and the check is still waiting, press.js ``answered`` tells it that the dispatch is over
     (the page stopped the input's events before our listeners). Returns the check's answer;
     a failed dispatch cancels the check."""
     checking = asyncio.ensure_future(check)
@@ -149,7 +149,7 @@ def _consumed(future: asyncio.Future[Any]) -> None:
 
 async def release_check(ctx: Ctx, index: int) -> str | None:
     """What the release's events reached outside ``[index]``, where our world stopped them
-    (page.js ``guardRelease``: a capture the page took after the press check); None when
+    (press.js ``guardRelease``: a capture the page took after the press check); None when
     nothing did, or when the document is gone (the click navigated)."""
     with contextlib.suppress(WorldError, CDPError):
         verdict = await js(ctx, "releaseCheck", index)

@@ -8,7 +8,8 @@ import contextlib
 import urllib.parse
 from dataclasses import replace
 
-from core.browser.browser import PopupRefused, Tab
+from core.browser.browser import Tab
+from core.browser.errors import PopupRefused
 from core.cdp import CDPError, CDPTimeout
 from core.hands.ctx import Ctx, Refused
 from core.hands.messages import clip, describe_changes, net_error_hint, strip_slash

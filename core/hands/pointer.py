@@ -91,7 +91,7 @@ async def aim(
 async def _one_call_readings(
     ctx: Ctx, index: int, options: dict[str, Any]
 ) -> tuple[Probe | None, Any, Any, Any] | None:
-    """:func:`aim`'s four readings in one call of our world (page.js ``aimReadings``), for
+    """:func:`aim`'s four readings in one call of our world (actionability.js ``aimReadings``), for
     an element of the top document; None for one inside a cross-origin frame (whose world
     is not the probe's) or when the call failed: the caller reads them one by one, which
     words each failure as its own."""
@@ -113,7 +113,7 @@ async def prepare(
     require_enabled: bool = True,
     defer_stable: bool = False,
 ) -> dict[str, Any]:
-    """page.js ``prepareClick`` (scrolled into view, visible, enabled, still, hit at its
+    """actionability.js ``prepareClick`` (scrolled into view, visible, enabled, still, hit at its
     centre): its answer, with ``x``/``y`` top-level viewport CSS pixels. ``defer_stable``
     leaves the second stability reading to the hover check (:func:`press`). Raises
     :class:`Refused` as :func:`aim`."""

@@ -10,7 +10,8 @@ from dataclasses import replace
 
 import structlog
 
-from core.browser.browser import BrowserError, Tab
+from core.browser.browser import Tab
+from core.browser.errors import BrowserError
 from core.cdp import CDPError, CDPTimeout, ConnectionClosed, SessionClosed
 from core.hands.ctx import Ctx, Hands, Refused
 from core.hands.dialogs import DialogRecord

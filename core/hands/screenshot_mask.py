@@ -4,7 +4,7 @@
 place of ``Page.captureScreenshot``). With secrets configured, it first pauses the page's
 scripts and CSS animations, so nothing moves until the image is taken. Then, in handrail's
 isolated world (core/hands/screenshot_mask.js), it reads every document on screen: this one, its
-shadow roots (closed ones found by :func:`core.world.world.find_closed_roots`) and its
+shadow roots (closed ones found by :func:`core.world.closed_roots.find_closed_roots`) and its
 same-origin frames, at any depth. :meth:`core.secrets.Secrets.spans` finds the secrets, in
 any of their forms, in the documents' text, in fields (values, placeholders, option
 texts) and in ``::before``/``::after``/``::marker`` content. What is drawn:
@@ -33,7 +33,7 @@ what they cover where it was, and the page is read again (its CSS could react to
 and reveal something); after the capture they are checked again, then removed. The image
 returned (and so saved, and shown to a vision model) is the masked one.
 
-It refuses (:class:`ScreenshotRefused`, a :class:`~core.world.world.WorldError`, which the hands
+It refuses (:class:`ScreenshotRefused`, a :class:`~core.world.errors.WorldError`, which the hands
 turn into a failed action) when a mask cannot be guaranteed: a frame on screen that our
 world cannot read (another site), or boxes the page moved, hid, restyled or covered.
 Without configured secrets it is a plain capture.

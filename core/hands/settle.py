@@ -171,7 +171,7 @@ async def settle_and_probe(
 
 async def watch_motion(ctx: Ctx) -> None:
     """Arm the style observer that tells, after the input, which script-drawn motion the
-    input started (call it before the input; page.js ``watchMotion``)."""
+    input started (call it before the input; motion.js ``watchMotion``)."""
     with contextlib.suppress(WorldError, CDPError):
         await js(ctx, "watchMotion")
 
@@ -184,7 +184,7 @@ async def page_clock(
     machine delays them all), and then until the animations the input started have ended
     (CSS, Web Animations, and script motion seen since :func:`watch_motion`; not infinite
     ones, nor those that began before the input), at most ``MOTION_CAP`` seconds of page
-    time; at most ``cap`` + ``MOTION_CAP`` seconds of our own. Returns page.js's reading
+    time; at most ``cap`` + ``MOTION_CAP`` seconds of our own. Returns motion.js's reading
     (``cut`` and ``what`` when an animation outlasted the cap; ``probe``, the eyes' probe at
     its end, ``with_probe``), None when our world could not answer (a navigation replaced
     the document)."""

@@ -21,15 +21,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.browser.browser import (
-    BrowserError,
-    LaunchOptions,
-    chrome_args,
+from core.browser.errors import BrowserError
+from core.browser.find import (
     find_chrome,
     read_devtools_active_port,
     resolve_cdp_url,
     standard_profile_dirs,
 )
+from core.browser.launch import LaunchOptions, chrome_args
 from core.cdp import JSON, CDPConnection, CDPError
 from core.pool import owner
 from core.pool.state import PoolKind

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import structlog
 
-from core.browser.browser import Browser, BrowserError, PopupRefused
+from core.browser.browser import Browser
+from core.browser.errors import BrowserError, PopupRefused
 from core.cdp import CDPConnection, CDPError, CDPSession
 from core.pool import owner
 from core.pool.detached import (

@@ -23,7 +23,7 @@ import structlog
 
 from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply, tool_definitions
 from core.audit.records import ApprovalRecord, ScreenshotRef
-from core.browser.browser import BrowserError
+from core.browser.errors import BrowserError
 from core.cdp import CDPError
 from core.eyes.snapshot import Snapshot, SnapshotOptions, escape_page_text
 from core.guard.allowlist import DomainGuard

@@ -27,15 +27,11 @@ from typing import Literal
 import anthropic
 import openai
 
-from core.browser.browser import (
-    Browser,
-    BrowserError,
-    ChromeNotFound,
-    LaunchOptions,
-    find_chrome,
-    standard_profile_dirs,
-)
+from core.browser.browser import Browser
 from core.browser.display import NO_DISPLAY, has_display
+from core.browser.errors import BrowserError, ChromeNotFound
+from core.browser.find import find_chrome, standard_profile_dirs
+from core.browser.launch import LaunchOptions
 from core.cdp import CDPError, HandshakeRefused
 from core.model.anthropic_backend import AnthropicModel
 from core.model.base import Model, ModelConfigError

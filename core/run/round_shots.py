@@ -14,7 +14,8 @@ import hashlib
 from pathlib import Path
 
 from core.audit.records import ScreenshotRef
-from core.browser.browser import Browser, BrowserError
+from core.browser.browser import Browser
+from core.browser.errors import BrowserError
 from core.cdp import JSON, CDPError
 from core.hands.screenshot_mask import capture_masked
 from core.world.errors import WorldError

@@ -25,7 +25,9 @@ from pathlib import Path
 import structlog
 
 from core.audit import AuditError, AuditWriter
-from core.browser.browser import Browser, BrowserError, LaunchOptions
+from core.browser.browser import Browser
+from core.browser.errors import BrowserError
+from core.browser.launch import LaunchOptions
 from core.eyes.snapshot import follow_frames
 from core.guard.allowlist import (
     NETWORK_MODES,

@@ -12,7 +12,8 @@ from __future__ import annotations
 import base64
 import struct
 
-from core.browser.browser import Browser, BrowserError, Tab
+from core.browser.browser import Browser, Tab
+from core.browser.errors import BrowserError
 from core.cdp import JSON, CDPError
 from core.hands.screenshot_mask import capture_masked
 from core.run.events import TargetCrop

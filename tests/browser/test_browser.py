@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import stat
@@ -13,17 +12,13 @@ from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
-from core.browser.browser import (
-    Browser,
-    BrowserError,
-    ChromeNotFound,
-    default_profile_dir,
-    find_chrome,
-    resolve_cdp_url,
-)
+from core.browser.browser import Browser
+from core.browser.errors import BrowserError, ChromeNotFound
+from core.browser.find import default_profile_dir, find_chrome, resolve_cdp_url
 from tests.conftest import launch_browser
 from tests.helpers import load, page_eval
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.waiting import eventually
 
 
 def _fake_exe(folder: Path, name: str) -> Path:
@@ -50,7 +45,7 @@ def test_usual_names_are_found_on_path(tmp_path: Path) -> None:
 
 
 def test_not_found_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.browser.browser.CHROME_LOCATIONS", ())
+    monkeypatch.setattr("core.browser.find.CHROME_LOCATIONS", ())
     with pytest.raises(ChromeNotFound) as err:
         find_chrome({"PATH": str(tmp_path), "HOME": str(tmp_path)})
     text = str(err.value)
@@ -157,10 +152,8 @@ async def test_cdp_url_with_nothing_there_is_clear() -> None:
 async def test_a_closed_tab_is_replaced_and_reported(browser: Browser, site: FixtureSite) -> None:
     tab = await browser.new_tab()
     await browser.connection.send("Target.closeTarget", {"targetId": tab.target_id})
-    for _ in range(50):
-        if tab.closed:
-            break
-        await asyncio.sleep(0.05)
+    # tab.closed is set by Target.detachedFromTarget; the wait ends with that event.
+    await eventually(lambda: tab.closed, 2.5, "the closed tab to be noticed")
     new_tab, notices = await browser.active_tab()
     assert new_tab.target_id != tab.target_id
     assert any("closed" in n for n in notices)

@@ -21,7 +21,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, async_playwright
 
-from core.browser.browser import find_chrome
+from core.browser.find import find_chrome
 from core.demo import DEMO_TASK, DemoSite, start_demo_site
 from core.demo.plan import (
     DESTINATION,
@@ -40,6 +40,7 @@ from core.demo.timetable import (
     journeys_for,
     seat_map,
 )
+from tests.helpers.waiting import scaled
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -129,7 +130,7 @@ async def resolve(page: Page, target: str, timeout: float = 5.0) -> Locator:
     Waits for it to appear; fails when none or several match.
     """
     pattern = re.compile(f"^{re.escape(target)}$", re.IGNORECASE)
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while True:
         locators = [page.get_by_role(role, name=pattern) for role in INTERACTIVE_ROLES]  # type: ignore[arg-type]
         counts = [await loc.count() for loc in locators]

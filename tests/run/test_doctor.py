@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core.browser.browser import Browser, find_chrome
+from core.browser.browser import Browser
+from core.browser.find import find_chrome
 from core.run.doctor import (
     REQUIRED_PACKAGES,
     Check,
@@ -88,7 +89,7 @@ def test_without_chromium_the_browser_check_fails_with_the_install_fix(
     monkeypatch.delenv("CHROME_PATH", raising=False)
     monkeypatch.setenv("PATH", str(empty))
     monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setattr("core.browser.browser.CHROME_LOCATIONS", ())
+    monkeypatch.setattr("core.browser.find.CHROME_LOCATIONS", ())
     code, out = doctor(["--audit-dir", str(tmp_path / "a")], capsys)
     assert code == 1, out
     assert re.search(r"^✗ chrome +no Chrome or Chromium found", out, re.M), out

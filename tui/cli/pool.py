@@ -166,7 +166,7 @@ def run_fleet(args: argparse.Namespace) -> int:
 
 def run_pool(args: argparse.Namespace) -> int:
     """Run one ``pool`` action; returns the exit code (2 with a message when refused)."""
-    from core.browser.browser import BrowserError
+    from core.browser.errors import BrowserError
     from core.pool.state import PoolError
 
     if args.pool_command is None:

@@ -20,7 +20,16 @@ interface HandrailEyes {
   accessibleName(el: Element): string;
   init(seed: number): number;
   probe(): { url: string; title: string; mutations: number; new_interactive: number };
+  /** How long the log of restyles has been kept, in ms (0: not yet). */
+  restyleLogAge(): number;
+  /** The elements restyled within the last `ms`, and how long the log has been kept. */
+  restyledWithin(ms: number): { elements: Element[]; watchedMs: number };
   [name: string]: unknown;
 }
 
 declare var __handrail: HandrailEyes;
+
+/** The Navigation API (Chrome 102+), not yet in TypeScript's DOM library: what settle.js uses. */
+declare var navigation:
+  | { addEventListener(type: string, listener: (event: any) => void): void; currentEntry?: unknown }
+  | undefined;

@@ -1,6 +1,7 @@
-// The eyes, stage: the API core/world/world.py and core/page.js call.
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// @ts-check
+// The eyes, stage: the API core/eyes/snapshot.py and the hands (core/hands/*.js) call.
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 function snapshot(opts) {
   const w = walk(opts);

@@ -1,7 +1,7 @@
 // @ts-check
 // The eyes, stage: detectors (password, code, card fields; CAPTCHA and payment widgets;
 // hidden instruction-like text).
-// One part of handrail's page script: core/world/world.py joins core/eyes/*.js (in the order
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
 // of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 //
@@ -12,7 +12,7 @@ const INSTR =
   /ignore (all |any |the )?(previous|prior|above|earlier)|disregard|instruction|system prompt|\bsystem\b|\bassistant\b|you must|new task|forget (all|everything|your)/i;
 
 // Password, one-time-code and card fields: one judge with the hands (core/world/sensitive.js, its
-// words in core/world/sensitive.json, in six languages), bound by core/world/world.py as judgeSensitive,
+// words in core/world/sensitive.json, in six languages), bound by core/eyes/script.py as judgeSensitive,
 // so the digest hands over for exactly the fields the dispatch would refuse to type into.
 const SENSITIVE_KIND = { password: "password", "one-time code": "otp", card: "payment" };
 const NOT_TYPED = new Set([

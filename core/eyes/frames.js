@@ -1,7 +1,7 @@
 // @ts-check
 // The eyes, stage: frames (walked inline when our world can reach them; else read through
 // CDP and merged into the top document's lines).
-// One part of handrail's page script: core/world/world.py joins core/eyes/*.js (in the order
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
 // of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 //

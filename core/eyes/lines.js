@@ -1,6 +1,6 @@
 // @ts-check
 // The eyes, stage: the page's text as lines (text nodes, blocks, inline SVG's text).
-// One part of handrail's page script: core/world/world.py joins core/eyes/*.js (in the order
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
 // of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 //

@@ -1,6 +1,7 @@
+// @ts-check
 // The eyes, stage: naming (roles and accessible names).
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 // ---- what counts as interactive --------------------------------------------------------
 const ROLES = new Set([
@@ -46,7 +47,7 @@ function idrefText(el, attr) {
 }
 
 // THE accessible name of an element, for the digest line, the approval and the hands'
-// re-check before dispatch (page.js calls __handrail.accessibleName): one function, so an
+// re-check before dispatch (core/hands/describe.js calls __handrail.accessibleName): one function, so an
 // approved element is never "relabelled" because two code paths named it differently.
 // Order: aria-labelledby, aria-label, (frames: title), label[for] / wrapping label, a
 // button-like input's value, an image input's alt, the content of links and buttons,

@@ -1,6 +1,7 @@
+// @ts-check
 // The eyes, stage: the index registry (element <-> index, mutation count).
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 // The API (exported by api.js as globalThis.__handrail, in our world only):
 //   __handrail.element(i)   the element shown as [i], or throws {handrail: "index", code, index}
@@ -112,7 +113,7 @@ function element(i) {
 }
 
 // ---- closed shadow roots -----------------------------------------------------------------
-// A page's closed shadow root is unreachable from script, ours included. core/world/world.py
+// A page's closed shadow root is unreachable from script, ours included. core/world/closed_roots.py
 // (find_closed_roots) counts the top-level elements of the shadow roots in the page's
 // documents through CDP, compares that with reach() below, and on a difference finds the
 // closed roots in the browser's own DOM tree and hands them to adoptRoots(); from then on
@@ -164,11 +165,11 @@ function adoptRoots(...pairs) {
 // How many top-level elements of shadow roots our world reaches: every root we can open
 // (open ones, adopted closed ones, our marks' root) in this document and in every frame
 // document we can read, nested to any depth. CDP counts the same in all documents of a
-// renderer session (core/world/world.py SHADOW_TOP_QUERY, closed roots included, user-agent roots
+// renderer session (core/world/closed_roots.py SHADOW_TOP_QUERY, closed roots included, user-agent roots
 // excluded): a difference means a root is hidden from us. Any element in a root lies under
 // one of its top-level elements, so a closed root that holds anything to act on shows.
 // The TreeWalker is the only way to find open roots (about 10 ms per 40,000 elements);
-// core/world/world.py skips this call when CDP counts no shadow element at all, and when all it
+// core/world/closed_roots.py skips this call when CDP counts no shadow element at all, and when all it
 // counted (`counted`) are our marks' (a driven tab's badge), no page has a root to find.
 function reach(counted) {
   let n = marksCount(document);
@@ -207,7 +208,7 @@ function frameDocument(f) {
   }
 }
 
-// page.js (the hands) asks `el.shadowRoot` when it hit-tests; in our world only, that getter
+// The hands (core/hands/geometry.js) ask `el.shadowRoot` when it hit-tests; in our world only, that getter
 // also answers with an adopted closed root, so a click inside one is not taken for a cover.
 (() => {
   const desc = Object.getOwnPropertyDescriptor(Element.prototype, "shadowRoot");
@@ -223,7 +224,7 @@ function frameDocument(f) {
 })();
 
 // Elements whose style attribute a script changed lately (element -> page-clock time), kept
-// from init on, for the hands' motion settle (core/hands/page.js): a spinner a script was
+// from init on, for the hands' motion settle (core/hands/motion.js): a spinner a script was
 // already turning before an input is not motion the input started, and the hands need not
 // wait frames of their own to see it. Past RESTYLED_MAX entries, those older than
 // RESTYLED_KEEP_MS are dropped.

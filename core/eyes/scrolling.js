@@ -1,6 +1,7 @@
+// @ts-check
 // The eyes, stage: scroll containers (areas a person scrolls inside the page).
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 
 // An area a person can scroll: its overflow on that axis is auto/scroll (not hidden, which

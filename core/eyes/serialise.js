@@ -1,6 +1,7 @@
+// @ts-check
 // The eyes, stage: serialise (repeats, notes, the size cap).
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 // The walk's lines as the digest text: long runs of a repeated line collapsed, notes for
 // what lies beyond the margin, and the size cap (farthest first), always announced.

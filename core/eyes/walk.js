@@ -1,6 +1,6 @@
 // @ts-check
 // The eyes, stage: the walk (one pass over the rendered page, into lines in reading order).
-// One part of handrail's page script: core/world/world.py joins core/eyes/*.js (in the order
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
 // of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world). core/eyes/snapshot.py calls
 // the walk through api.js and reads what it returns.
@@ -457,7 +457,7 @@ function placeBox(ws, el, st, c, isRoot, pos) {
   let x, y, w, h;
   if (c.m) {
     // In a scaled or rotated frame: the box around the element's transformed corners,
-    // as the hands compute it (core/world/world.py frame_map).
+    // as the hands compute it (core/world/geometry.py frame_map).
     [x, y, w, h] = mapBox(c.m, b.left, b.top, b.width, b.height);
   } else {
     x = b.left + c.ox;

@@ -1,6 +1,7 @@
+// @ts-check
 // The eyes, stage: widgets (the states a person reads off menus, trees, toggles and tabs).
-// One part of handrail's page script: core/world/world.py concatenates core/eyes/*.js (in the order
-// of world.EYES_PARTS) inside one closure, so these names are shared with the other parts and
+// One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
+// of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
 
 // A list item's nested group: the submenu or the folder's contents a person opens.

@@ -1,3 +1,4 @@
+// @ts-check
 // Runs in the guard's isolated world at the start of every document of our tabs. Two jobs:
 //
 // 1. (strict mode: `policy` given) It puts the run's connect policy into the document as a
@@ -41,10 +42,10 @@
     for (const record of records) {
       // An inserted script or subtree, a script filled in afterwards, or its type changed.
       if (record.type === "childList") {
-        if (isRules(record.target)) record.target.remove();
+        if (isRules(record.target)) /** @type {Element} */ (record.target).remove();
         for (const node of record.addedNodes) sweep(node);
       } else if (isRules(record.target)) {
-        record.target.remove();
+        /** @type {Element} */ (record.target).remove();
       }
     }
   }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["type"] });

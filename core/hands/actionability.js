@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: actionability: whether a trusted click on an element
 // would reach it (visible, enabled, still, not covered), and the readings before a click.
 //

@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, last stage: the one `api` object the closure returns, the calls
 // core/hands/ctx.py js() makes by name. Each takes JSON arguments and returns a JSON value;
 // an element argument is the index the digest showed, which __handrail.element turns into

@@ -1,4 +1,5 @@
-// Runs in handrail's isolated world (core/world/world.py). Marks the page the agent drives: a
+// @ts-check
+// Runs in handrail's isolated world (core/world/contexts.py). Marks the page the agent drives: a
 // badge ("agent is driving" / "your turn"), a dot where the pointer is, and an outline
 // around the target of an approval that waits.
 //

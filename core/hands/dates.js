@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: native date, time, colour and range inputs.
 //
 // What a person types for the browser's own picker becomes the value that picker would
@@ -57,7 +58,7 @@ function monthNumber(token) {
   if (found >= 0) return found + 1;
   for (const style of ["long", "short"]) {
     try {
-      const fmt = new Intl.DateTimeFormat(pageLocale(), { month: style });
+      const fmt = new Intl.DateTimeFormat(pageLocale(), { month: /** @type {"long" | "short"} */ (style) });
       for (let m = 0; m < 12; m++) {
         const name = fmt.format(new Date(2010, m, 15)).toLowerCase().replace(/\.$/, "");
         if (name === word) return m + 1;
@@ -151,7 +152,7 @@ function isoWeekOf(iso) {
   const weekday = day.getUTCDay() || 7;
   day.setUTCDate(day.getUTCDate() + 4 - weekday);
   const yearStart = new Date(Date.UTC(day.getUTCFullYear(), 0, 1));
-  const week = Math.ceil(((day - yearStart) / 86400000 + 1) / 7);
+  const week = Math.ceil(((day.getTime() - yearStart.getTime()) / 86400000 + 1) / 7);
   return `${pad(day.getUTCFullYear(), 4)}-W${pad(week)}`;
 }
 
@@ -188,7 +189,7 @@ function parseColor(text) {
   paint.fillStyle = "#ffffff";
   paint.fillStyle = t;
   if (paint.fillStyle !== first) return null;
-  return first.startsWith("#") ? first : { error: "it has transparency, which a colour field cannot hold" };
+  return String(first).startsWith("#") ? first : { error: "it has transparency, which a colour field cannot hold" };
 }
 
 function nativeValue(type, text) {

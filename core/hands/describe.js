@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: the eyes' registry (__handrail.element) and their names,
 // and elements described for messages (describe) and for the approval check (target).
 //

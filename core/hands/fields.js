@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: fields and toggles: which field typing fills, its state
 // and sensitivity, caret and selection, setting values, native <select>, file inputs,
 // and the state of checkboxes, switches and expandables.

@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: geometry across open shadow roots and same-origin frames:
 // boxes and points in the top-level viewport, the deep hit test and the deep focus.
 //
@@ -92,7 +93,7 @@ function deepElementFromPoint(x, y) {
     if (hit.tagName === "IFRAME" || hit.tagName === "FRAME") {
       let childDoc = null;
       try {
-        childDoc = hit.contentDocument;
+        childDoc = /** @type {HTMLIFrameElement} */ (hit).contentDocument;
       } catch (_) {
         childDoc = null;
       }
@@ -123,7 +124,7 @@ function deepActiveElement() {
     if (active.tagName === "IFRAME" || active.tagName === "FRAME") {
       let childDoc = null;
       try {
-        childDoc = active.contentDocument;
+        childDoc = /** @type {HTMLIFrameElement} */ (active).contentDocument;
       } catch (_) {
         childDoc = null;
       }

@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: listeners of our world at the moment of input, which the
 // press and key guards share.
 //

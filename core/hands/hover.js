@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: hover: what a hover made appear (a menu, a tooltip).
 //
 // core/hands/ctx.py joins the stages in the order of its PAGE_PARTS inside one closure,

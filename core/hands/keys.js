@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: the key guard (keys typed only while the field has the
 // focus).
 //

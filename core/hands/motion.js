@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: motion an input started.
 //
 // After an input the settle also waits, bounded, for the motion the input started, so a
@@ -128,7 +129,7 @@ async function settleMotion(boundMs) {
       quietLooks = movers.length ? 0 : quietLooks + 1;
       if (!animations.length && quietLooks >= 2) return { waited: performance.now() - started, cut: false };
       if (performance.now() - started >= boundMs) {
-        const moving = movers.length ? movers[0] : animations.length ? animations[0].effect && animations[0].effect.target : null;
+        const moving = movers.length ? movers[0] : animations.length ? animations[0].effect && /** @type {KeyframeEffect} */ (animations[0].effect).target : null;
         return { waited: performance.now() - started, cut: true, what: moving ? describe(moving) : "an animation" };
       }
       // Script motion is judged frame by frame from here: still moving means restyled

@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: the pointer's guards: the move watch and hover check
 // after the move, the press check after the button went down, and the release guard.
 //

@@ -1,8 +1,9 @@
-// Runs in handrail's isolated world (core/world/world.py): the page can neither see nor patch
+// @ts-check
+// Runs in handrail's isolated world (core/world/contexts.py): the page can neither see nor patch
 // it. Masks what a screenshot must not show.
 //
 // collect() walks every document on screen in composed order: this document, its shadow
-// roots (open ones, and closed ones core/world/world.py adopted into this world: `el.shadowRoot`
+// roots (open ones, and closed ones core/world/closed_roots.py adopted into this world: `el.shadowRoot`
 // answers with those here) and its same-origin frames, at any depth. It lists the texts a
 // secret could be drawn from, as items Python searches (core/secrets.py):
 //   - "text": the document's text nodes joined, so a value split across elements is found

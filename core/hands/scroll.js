@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: scrolling the page and scrolling areas.
 //
 // core/hands/ctx.py joins the stages in the order of its PAGE_PARTS inside one closure,
@@ -44,6 +45,7 @@ function canScrollY(el) {
 }
 
 // null means the window itself.
+/** @returns {Element | null} */
 function mainScroller() {
   const se = document.scrollingElement || document.documentElement;
   const rootOverflow = styleOf(document.documentElement).overflowY;
@@ -57,12 +59,13 @@ function mainScroller() {
   let count = 0;
   for (let n = walker.currentNode; n && count < 20000; n = walker.nextNode(), count++) {
     if (n.nodeType !== 1 || !canScrollY(n)) continue;
-    const r = n.getBoundingClientRect();
+    const el = /** @type {Element} */ (n);
+    const r = el.getBoundingClientRect();
     const area = Math.max(0, Math.min(r.right, window.innerWidth) - Math.max(r.left, 0)) *
       Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
     if (area > bestArea) {
       bestArea = area;
-      best = n;
+      best = el;
     }
   }
   return best;

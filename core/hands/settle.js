@@ -1,3 +1,4 @@
+// @ts-check
 // The hands' page script, stage: the page's clock: when the latest input's dispatch began
 // and ended, navigations it started, and the settle after an input.
 //

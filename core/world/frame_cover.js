@@ -1,3 +1,4 @@
+// @ts-check
 // In the world holding an iframe (core/world/geometry.py calls it there with the iframe's
 // index and a point of that world's viewport): what receives a click at (x, y) when it is
 // not the iframe itself, described in a few words, or null when the iframe gets it (open
@@ -12,7 +13,7 @@
   }
   if (hit === el) return null;
   if (!hit) return "nothing (the point is outside the frame's parent)";
-  const text = (hit.getAttribute("aria-label") || hit.innerText || hit.textContent || "")
+  const text = (hit.getAttribute("aria-label") || /** @type {HTMLElement} */ (hit).innerText || hit.textContent || "")
     .replace(/\s+/g, " ").trim().slice(0, 60);
   const id = hit.id ? ` id=${hit.id.slice(0, 40)}` : "";
   return `<${hit.tagName.toLowerCase()}${id}>` + (text ? ` "${text}"` : "");

@@ -1,3 +1,4 @@
+// @ts-check
 // Is this form field sensitive: a password, a one-time code or a payment card field?
 //
 // One pure function of (element, words): it reads the element as it is now and returns

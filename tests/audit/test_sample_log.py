@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.audit import key_from_file, read_log, verify
-from tests.tui.test_tui_driver import wait_until
+from tests.helpers.tui_driver import wait_until
 from tui.screens.replay import ReplayApp
 
 SAMPLE = Path(__file__).resolve().parents[2] / "audit_logs" / "sample-demo.jsonl"

@@ -11,8 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from core.browser.reaper import group_alive
 from core.run.session import RunSettings, check_settings
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.waiting import until
 from tui.cli.main import dispatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,16 +209,6 @@ def _chrome_group(parent: int) -> int | None:
     return None
 
 
-def _until(predicate: object, timeout: float, what: str | Callable[[], str]) -> None:
-    """Poll ``predicate`` (a callable) until true; fail naming ``what`` after ``timeout`` s
-    (a callable ``what`` is asked only then: what it lists may be going meanwhile)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
-        time.sleep(0.05)
-
-
 @pytest.fixture
 def own_tmp() -> Iterator[Path]:
     """A TMPDIR of the run's own, short (Chrome's singleton socket path must fit in 108
@@ -265,7 +255,7 @@ def test_the_browser_and_its_temporary_files_go_when_handrail_is_killed(
     )
     try:
         # The run is in its first `wait` round: its intent is on record before the hands act.
-        _until(
+        until(
             lambda: (
                 proc.poll() is not None or any(r.get("type") == "intent" for r in _records(logs))
             ),
@@ -278,8 +268,8 @@ def test_the_browser_and_its_temporary_files_go_when_handrail_is_killed(
         assert list(own_tmp.iterdir()), "the demo's temporary profile should exist while it runs"
         proc.send_signal(sig)
         proc.wait(timeout=60)
-        _until(lambda: not group_alive(group), 60, "the browser to exit")
-        _until(
+        until(lambda: not group_alive(group), 60, "the browser to exit")
+        until(
             lambda: not list(own_tmp.iterdir()),
             60,
             lambda: f"the temporary files to go: {list(own_tmp.rglob('*'))[:5]}",

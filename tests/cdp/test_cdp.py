@@ -16,6 +16,7 @@ from tests.conftest import launch_browser
 from tests.helpers import load, page_eval
 from tests.helpers.loopback import second_site  # noqa: F401
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.waiting import eventually
 
 
 async def test_concurrent_calls_get_their_own_answers(browser: Browser, tab) -> None:
@@ -62,7 +63,7 @@ async def test_cancelling_the_caller_cancels_the_wait(tab) -> None:
             timeout=None,
         )
     )
-    await asyncio.sleep(0.1)
+    await eventually(lambda: tab.session.connection._pending, 5, "the call to be sent")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -88,7 +89,8 @@ async def test_dead_socket_fails_every_waiting_call_at_once(tmp_path) -> None:
         asyncio.create_task(tab.send("Runtime.evaluate", never, timeout=60)) for _ in range(3)
     ]
     event_waiter = tab.session.expect("Page.loadEventFired")
-    await asyncio.sleep(0.2)
+    pending = tab.session.connection._pending
+    await eventually(lambda: len(pending) >= 3, 5, "the three calls to be sent")
     assert browser.process is not None
     os.killpg(browser.process.pid, signal.SIGKILL)
     loop = asyncio.get_running_loop()

@@ -25,9 +25,9 @@ from core.run.events import HumanRequest, HumanResponse, ModelReplied
 from tests.conftest import launch_browser
 from tests.helpers import index_of, load, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic
+from tests.helpers.hostile import Person, click, run_hostile
 from tests.helpers.loopback import own_browser, second_site, third_site  # noqa: F401
 from tests.helpers.site_server import FixtureSite
-from tests.run.test_hostile import Person, click, run_hostile
 
 
 @pytest.fixture(scope="module")

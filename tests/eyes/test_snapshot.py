@@ -26,8 +26,8 @@ from core.world.errors import StaleElement, UnknownIndex, WorldError
 from core.world.sensitive import judge_source
 from tests.helpers import load, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic
+from tests.helpers.hostile import run_hostile, type_into
 from tests.helpers.site_server import FixtureSite
-from tests.run.test_hostile import run_hostile, type_into
 
 ELEMENT_LINE = re.compile(r"^\*?~?\[(\d+)\]<")
 

@@ -22,8 +22,8 @@ from core.hands import Page, TargetExpectation
 from core.run.events import ApprovalNeeded, HumanNeeded
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic
+from tests.helpers.hostile import Decide, Person, View, approve, click, run_hostile, type_into
 from tests.helpers.site_server import FixtureSite
-from tests.run.test_hostile import Decide, Person, View, approve, click, run_hostile, type_into
 
 
 @pytest.fixture

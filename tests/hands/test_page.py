@@ -27,6 +27,8 @@ from core.hands import DialogInfo, Page, TargetExpectation
 from tests.conftest import launch_browser
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.waiting import eventually as eventually_true
+from tests.helpers.waiting import scaled
 
 
 @pytest.fixture
@@ -38,7 +40,7 @@ async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
 
 async def eventually(tab: Tab, expression: str, timeout: float = 3.0) -> object:
     """Poll the page (main world) until ``expression`` is truthy; return its value."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     value = None
     while time.monotonic() < deadline:
         value = await page_eval(tab, expression)
@@ -544,7 +546,7 @@ async def test_confirm_asks_the_decider(page: Page, tab: Tab, site: FixtureSite)
 
     async def decide(info: DialogInfo) -> tuple[bool, str | None]:
         asked.append(info)
-        await asyncio.sleep(0.2)  # a person taking a moment
+        await asyncio.sleep(0.2)  # a person taking a moment (the scenario, not a wait)
         return True, None
 
     page.dialog_decider = decide
@@ -578,7 +580,7 @@ async def test_a_slow_decider_does_not_time_the_action_out(
     browser: Browser, tab: Tab, site: FixtureSite
 ) -> None:
     async def decide(info: DialogInfo) -> tuple[bool, str | None]:
-        await asyncio.sleep(2.5)  # longer than the action timeout
+        await asyncio.sleep(2.5)  # a person slower than the action timeout (the scenario)
         return True, None
 
     hands = Page(browser, action_timeout=2, dialog_decider=decide)
@@ -664,9 +666,14 @@ async def test_download_is_reported_with_its_name(
         snap, _ = await hands.observe()
         result = await hands.click(index_of(snap, "Download the report"))
         notices = list(result.notices)
+
+        async def reported() -> bool:
+            # A download that outlives the click is reported by a later observation.
+            notices.extend((await hands.observe())[1])
+            return any("report.txt" in n for n in notices)
+
         if not any("report.txt" in n for n in notices):
-            await asyncio.sleep(1)
-            notices += (await hands.observe())[1]
+            await eventually_true(reported, 5, "the download to be reported")
     finally:
         hands.close()
     assert any("download finished: report.txt" in n for n in notices), (result.message, notices)
@@ -750,7 +757,8 @@ async def test_crashed_renderer_gives_a_clear_result_then_recovers(
     index = index_of(snap, "Add one")
     with contextlib.suppress(CDPError, TimeoutError):
         await tab.send("Page.crash", timeout=1)
-    await asyncio.sleep(0.3)
+    # Inspector.targetCrashed sets tab.crashed: the crash has reached handrail.
+    await eventually_true(lambda: tab.crashed, 5, "the crash to be reported")
     result = await asyncio.wait_for(page.click(index), 10)
     assert not result.ok
     assert any("crashed" in n for n in result.notices) or "crashed" in result.message
@@ -768,7 +776,8 @@ async def test_closed_tab_gives_a_clear_result_then_recovers(
     snap = await open_page(page, site, "/page/counter.html")
     index = index_of(snap, "Add one")
     await page.browser.connection.send("Target.closeTarget", {"targetId": tab.target_id})
-    await asyncio.sleep(0.3)
+    # Target.detachedFromTarget sets tab.closed: the close has reached handrail.
+    await eventually_true(lambda: tab.closed, 5, "the closed tab to be noticed")
     result = await asyncio.wait_for(page.click(index), 10)
     assert not result.ok and result.notices
     assert any("closed" in n for n in result.notices)
@@ -779,8 +788,9 @@ async def test_closed_tab_gives_a_clear_result_then_recovers(
 
 async def test_tab_closed_mid_action_is_unknown(page: Page, tab: Tab, site: FixtureSite) -> None:
     await open_page(page, site, "/page/counter.html")
+    site.clear()
     task = asyncio.create_task(page.navigate(site.url("/__slow?ms=3000")))
-    await asyncio.sleep(0.5)
+    await site.until(lambda got: any(r.path == "/__slow" for r in got))  # the navigation is on
     await page.browser.connection.send("Target.closeTarget", {"targetId": tab.target_id})
     result = await asyncio.wait_for(task, 10)
     assert not result.ok and result.outcome == "unknown"
@@ -794,8 +804,9 @@ async def test_killed_browser_is_unknown_within_the_timeout(
     hands = Page(browser, action_timeout=5)
     try:
         assert (await hands.navigate(site.url("/page/counter.html"))).ok
+        site.clear()
         task = asyncio.create_task(hands.navigate(site.url("/__slow?ms=4000")))
-        await asyncio.sleep(0.5)
+        await site.until(lambda got: any(r.path == "/__slow" for r in got))  # it is on its way
         assert browser.process is not None
         os.killpg(browser.process.pid, signal.SIGKILL)
         started = time.monotonic()
@@ -810,7 +821,9 @@ async def test_killed_browser_is_unknown_within_the_timeout(
             if again.ok:
                 break
             assert "cannot be reached" in again.message
-            await asyncio.sleep(0.5)
+            process = browser.process
+            if process is not None:  # wait for the killed browser to be reaped, then try again
+                await asyncio.wait_for(process.wait(), scaled(10))
         assert again.ok, again.message
         assert any("started it again" in n for n in again.notices)
     finally:

@@ -21,7 +21,7 @@ from core.run.fleet import FleetSecrets, load_fleet
 from core.run.session import RunSettings, run_session
 from core.secrets import Secrets
 from tests.helpers.site_server import FixtureSite
-from tests.tui.test_tui_driver import wait_until
+from tests.helpers.tui_driver import wait_until
 from tui.cli.main import dispatch
 from tui.console import ConsoleSupervisor
 from tui.observatory import ObservatoryApp

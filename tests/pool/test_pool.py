@@ -12,8 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from core.pool.detached import kill_group, launch_detached
 from core.pool.pool import PoolRun
 from core.pool.state import PoolInfo, PoolState
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.waiting import until
 from tui.cli.main import dispatch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,15 +136,6 @@ def dead_pid() -> tuple[int, int]:
     done = subprocess.Popen([sys.executable, "-c", "pass"])
     done.wait()
     return done.pid, 1
-
-
-def until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll a condition on another process's state until true (processes have no events)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 # -- cold start and focus --------------------------------------------------------------

@@ -426,7 +426,7 @@ def test_a_secret_step_fills_only_on_the_secrets_host(
 async def test_the_observatory_marks_each_round_and_shows_the_recorded_step_beside_it(
     tmp_path: Path, parcel_log: Path, fake: FakeAnthropic
 ) -> None:
-    from tests.tui.test_tui_driver import wait_until
+    from tests.helpers.tui_driver import wait_until
     from tui.app import HandrailApp
 
     fake.respond_with(click_named("Next: delivery options"))
@@ -469,7 +469,7 @@ async def test_the_observatory_marks_each_round_and_shows_the_recorded_step_besi
 async def test_replaying_a_rerun_log_shows_the_recorded_rounds_from_its_source(
     tmp_path: Path, parcel_log: Path
 ) -> None:
-    from tests.tui.test_tui_driver import wait_until
+    from tests.helpers.tui_driver import wait_until
     from tui.screens.replay import ReplayApp
 
     site = FixtureSite(root=PARCELS / "moved")

@@ -16,8 +16,8 @@ from core.result import DENIED_BY_PERSON, ActionResult
 from core.run.agent import format_result
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.session import run_session
-from tests.model.test_model_scripted import DIGEST, next_call, plan, state_message
-from tests.tui.test_tui_driver import wait_until
+from tests.helpers.scripted import DIGEST, next_call, plan, state_message
+from tests.helpers.tui_driver import wait_until
 from tui.app import HandrailApp
 from tui.cli.demo import demo_settings
 from tui.cli.main import build_parser

@@ -19,7 +19,7 @@ from core.demo.plan import first_friday_of_next_month
 from core.demo.timetable import cheapest_morning, find_station, journeys_for
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.session import prepare, run_session
-from tests.tui.test_tui_driver import wait_until
+from tests.helpers.tui_driver import wait_until
 from tui.app import HandrailApp
 from tui.cli.demo import demo_settings
 from tui.cli.main import build_parser

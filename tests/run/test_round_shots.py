@@ -19,9 +19,9 @@ from core.run.round_shots import MAX_BYTES, MAX_WIDTH, SENSITIVE_ON_SCREEN, Roun
 from core.run.session import RunSettings, run_session
 from core.secrets import Secret, Secrets
 from tests.helpers import load, page_eval
+from tests.helpers.agent_run import Supervisor
 from tests.helpers.loopback import second_site  # noqa: F401
 from tests.helpers.site_server import FixtureSite
-from tests.run.test_agent import Supervisor
 from tui.cli.main import build_parser, settings_from_args
 
 CANARY = "k9Tq2Wv7Lp4Xz8Rm"

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from core.audit import AuditWriter
-from tests.tui.test_tui_driver import booking_rounds, fixed_round_record, wait_until
+from tests.helpers.tui_driver import booking_rounds, fixed_round_record, wait_until
 from tui.screens.replay import ReplayApp
 
 GREEN = (0x1A, 0x7F, 0x37)

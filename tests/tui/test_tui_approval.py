@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.test_tui_driver import UiTestDriver, still_clock, wait_until
+from tests.helpers.tui_driver import UiTestDriver, still_clock, wait_until
 from tui.app import HandrailApp
 from tui.screens.approval import ApprovalScreen
 

@@ -13,8 +13,8 @@ import pytest
 from core.browser.display import NO_DISPLAY
 from core.run.events import HumanRequest
 from tests.helpers.fake_anthropic import FakeAnthropic
-from tests.tui.test_tui_driver import wait_until
-from tests.tui.test_tui_human_pause import login_driver
+from tests.helpers.tui_driver import wait_until
+from tests.helpers.tui_scenes import login_driver
 from tui.app import HandrailApp
 from tui.screens.human_pause import HumanPauseScreen
 

@@ -14,15 +14,20 @@ from textual.pilot import Pilot
 
 from core.browser.display import NO_DISPLAY
 from core.run.events import EventSink, RunFinished, Supervisor
-from tests.tui.test_tui_driver import (
+from tests.helpers.tui_driver import (
     UiTestDriver,
     booking_rounds,
     shown_run_screen,
     still_clock,
     wait_until,
 )
-from tests.tui.test_tui_human_pause import login_driver
-from tests.tui.test_tui_snapshots import replay_app, replay_ready, thinking_driver, waiting_for
+from tests.helpers.tui_scenes import (
+    login_driver,
+    replay_app,
+    replay_ready,
+    thinking_driver,
+    waiting_for,
+)
 from tui import observatory
 from tui.app import HandrailApp
 from tui.observatory import ObservatoryApp

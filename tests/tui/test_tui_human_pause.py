@@ -4,39 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.actions import Action
-from tests.tui.test_tui_driver import RoundScript, UiTestDriver, still_clock, wait_until
+from tests.helpers.tui_driver import UiTestDriver, still_clock, wait_until
+from tests.helpers.tui_scenes import (
+    login_driver,
+)
 from tui.app import HandrailApp
 from tui.screens.human_pause import HumanPauseScreen
-
-LOGIN_DIGEST = """<browser_state>
-URL: http://127.0.0.1:8765/login
-Title: Sign in
-Tabs:
-  tab 0 (current): Sign in — http://127.0.0.1:8765/login
-Scroll: the whole page fits in the viewport
-
-[2]<input type=email name=user>Email</input>
-*[3]<input type=password name=pass>Password</input>
-[4]<button type=submit>Sign in</button>
-</browser_state>"""
-
-
-def login_driver(*, headless: bool = False) -> UiTestDriver:
-    return UiTestDriver(
-        rounds=[
-            RoundScript(
-                digest=LOGIN_DIGEST,
-                url="http://127.0.0.1:8765/login",
-                title="Sign in",
-                action=Action("click", {"index": 4}, "Sign in", "tu_9"),
-                element_line="[4]<button type=submit>Sign in</button>",
-                human="password",
-                human_detail="a password field [3] is on the page",
-            )
-        ],
-        headless=headless,
-    )
 
 
 def make_app(driver: UiTestDriver, tmp_path: Path) -> HandrailApp:

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets._footer import FooterKey
 
 from core.run.events import EventSink, RunFinished, Supervisor
-from tests.tui.test_tui_driver import (
+from tests.helpers.tui_driver import (
     UiTestDriver,
     booking_rounds,
     shown_run_screen,
@@ -313,7 +313,7 @@ async def test_quitting_waits_for_chrome_to_close_and_says_so(tmp_path: Path) ->
 
 
 async def test_follow_re_verifies_as_records_arrive_and_when_junk_appears(tmp_path: Path) -> None:
-    from tests.tui.test_tui_driver import write_driver_log
+    from tests.helpers.tui_driver import write_driver_log
 
     log = await write_driver_log(tmp_path / "run.jsonl")
     lines = log.read_bytes().splitlines(keepends=True)

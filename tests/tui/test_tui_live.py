@@ -13,10 +13,10 @@ from textual.widgets import Input
 from core.audit import read_log
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.session import RunSettings, prepare, run_session
+from tests.helpers.agent_run import MODEL, act
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import FixtureSite
-from tests.run.test_agent import MODEL, act
-from tests.tui.test_tui_driver import wait_until
+from tests.helpers.tui_driver import wait_until
 from tui.app import HandrailApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.human_pause import HumanPauseScreen

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.actions import Action
 from core.result import ActionResult
-from tests.tui.test_tui_driver import (
+from tests.helpers.tui_driver import (
     MARKUP_DIGEST,
     RoundScript,
     UiTestDriver,

@@ -9,7 +9,7 @@ import pytest
 
 from core.audit import AuditWriter, LogIndex
 from core.audit.key import DATA_DIR_ENV
-from tests.tui.test_tui_driver import UiTestDriver, wait_until, write_driver_log
+from tests.helpers.tui_driver import UiTestDriver, wait_until, write_driver_log
 from tui.screens.replay import ReplayApp, ReplayScreen, entry_for
 from tui.widgets.lazy_text import LazyText
 

@@ -4,46 +4,35 @@ temporary one. Update only after looking at the report: pytest --snapshot-update
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui.test_tui_driver import (
+from tests.helpers.tui_driver import (
     UiTestDriver,
     booking_rounds,
     still_clock,
-    wait_until,
-    write_fixed_log,
 )
-from tests.tui.test_tui_human_pause import login_driver
+from tests.helpers.tui_scenes import (
+    login_driver,
+    replay_app,
+    replay_ready,
+    thinking_driver,
+    waiting_for,
+)
 from tui.app import HandrailApp
-from tui.screens.replay import ReplayApp
 
 WIDE = (160, 40)
 MEDIUM = (120, 36)
 NARROW = (80, 24)
 
 
-def thinking_driver() -> UiTestDriver:
-    """Three rounds that needed no approval, then the run keeps thinking."""
-    return UiTestDriver(rounds=[replace(r, ask=None) for r in booking_rounds()[:2]], hold=True)
-
-
 def run_app(driver: UiTestDriver, tmp_path: Path, theme: str | None = None) -> HandrailApp:
     return HandrailApp(
         driver, theme=theme, config_dir=tmp_path, clock=still_clock, persist_theme=False
     )
-
-
-def waiting_for(driver: UiTestDriver, what: str) -> Any:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await wait_until(pilot, lambda: driver.waiting == what)
-        await pilot.pause(0.1)
-
-    return run_before
 
 
 def test_run_screen_wide(snap_compare: Any, tmp_path: Path) -> None:
@@ -140,31 +129,6 @@ def test_each_theme(snap_compare: Any, tmp_path: Path, theme: str) -> None:
         terminal_size=WIDE,
         run_before=waiting_for(driver, "approval"),
     )
-
-
-def replay_app(tmp_path: Path, *, junk: bool = False) -> ReplayApp:
-    log = write_fixed_log(tmp_path / "run.jsonl")
-    if junk:
-        lines = log.read_bytes().splitlines(keepends=True)
-        log.write_bytes(
-            b"".join([*lines[:2], b"<html>[/oops] not a record\n", *lines[2:-1]]) + lines[-1][:30]
-        )
-    return ReplayApp(log, config_dir=tmp_path / "config", persist_theme=False)
-
-
-def replay_ready(app: ReplayApp) -> Any:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await wait_until(
-            pilot,
-            lambda: (
-                app.replay_screen is not None
-                and app.replay_screen.scan_done
-                and app.replay_screen.verify_report is not None
-            ),
-        )
-        await pilot.pause(0.1)
-
-    return run_before
 
 
 def test_replay(snap_compare: Any, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.pty_terminal import ANSI, Terminal
-from tests.tui.test_tui_summary import LIBRARY_TASK, quit_after_success, run_library_task
+from tests.helpers.tui_scenes import LIBRARY_TASK, quit_after_success, run_library_task
 
 ROOT = Path(__file__).resolve().parents[2]
 

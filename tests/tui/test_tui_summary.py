@@ -8,53 +8,9 @@ import sys
 from pathlib import Path
 
 from tests.helpers.pty_terminal import ANSI, ROOT, Terminal
-
-LIBRARY_TASK = "say when the library opens"
-
-
-def quit_after_success(term: Terminal) -> int:
-    """Wait for the run in ``term`` to finish with success, press q; the exit code."""
-    term.read_until(b"Run finished: success", timeout=120)
-    term.write(b"q")
-    return term.wait(timeout=60)
-
-
-def run_library_task(tmp_path: Path) -> Terminal:
-    """``handrail run`` of a one-round scripted plan (the answer "Opens at 9.") on a
-    pseudo-terminal, its audit log in ``tmp_path/logs``, quit with q once it succeeded: the
-    terminal, with everything it showed. Asserts exit code 0."""
-    plan = tmp_path / "plan.jsonl"
-    plan.write_text(
-        '{"tool": "finish", "input": {"success": true, "answer": "Opens at 9."}, '
-        '"reason": "Nothing to do."}\n'
-    )
-    env = dict(os.environ) | {
-        "TERM": "xterm-256color",
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-    }
-    term = Terminal(
-        [
-            sys.executable,
-            "-m",
-            "tui.cli.main",
-            "run",
-            LIBRARY_TASK,
-            "--headless",
-            "--model",
-            f"scripted:{plan}",
-            "--audit-dir",
-            str(tmp_path / "logs"),
-            "--profile",
-            str(tmp_path / "profile"),
-        ],
-        env,
-    )
-    try:
-        code = quit_after_success(term)
-    finally:
-        term.close()
-    assert code == 0
-    return term
+from tests.helpers.tui_scenes import (
+    run_library_task,
+)
 
 
 def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:

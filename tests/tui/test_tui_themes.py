@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_tui_driver import UiTestDriver, still_clock, wait_until
+from tests.helpers.tui_driver import UiTestDriver, still_clock, wait_until
 from tui.app import HandrailApp
 from tui.config import load_config, save_theme
 from tui.themes import (

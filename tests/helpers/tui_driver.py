@@ -1,9 +1,11 @@
-"""A UI TEST DRIVER for the observatory's tests — not the agent, and not a model.
+"""Driving the observatory in tests: a UI test driver, fixed logs to replay, and waiting on
+the app (wait_until).
 
-It is a small coroutine passed to ``HandrailApp`` as ``run``: it emits realistic core
-events for a few scripted rounds and calls the supervisor exactly where the agent would,
-recording what the person decided. Real runs (scripted plan, headless Chromium, fixture
-site) are tested elsewhere; this only exercises the screens and keys.
+The UI test driver is not the agent, and not a model: a small coroutine passed to
+``HandrailApp`` as ``run``, it emits realistic core events for a few scripted rounds and
+calls the supervisor exactly where the agent would, recording what the person decided. Real
+runs (scripted plan, headless Chromium, fixture site) are tested elsewhere; this only
+exercises the screens and keys.
 """
 
 from __future__ import annotations
@@ -39,10 +41,7 @@ from core.run.events import (
     RunStarted,
     Supervisor,
 )
-
-if TYPE_CHECKING:
-    from tui.app import HandrailApp
-    from tui.screens.run_screen import RunScreen
+from tests.helpers.waiting import scaled
 
 # Observations in the form the agent sends them (see Agent._observe and core/model/envelope.py).
 BOOKING_DIGEST = """<browser_state>
@@ -63,6 +62,7 @@ Find your train
 ~[40]<a href=/terms>Terms and conditions</a>
 </browser_state>"""
 
+
 RESULTS_DIGEST = """<browser_state>
 URL: http://127.0.0.1:8765/results?from=Paris&to=Lyon
 Title: 3 trains found
@@ -76,6 +76,7 @@ Scroll: the whole page fits in the viewport
 09:34 → 11:30  €45
 *[22]<button>Book 09:34</button>
 </browser_state>"""
+
 
 MARKUP_DIGEST = """<browser_state>
 URL: http://127.0.0.1:8765/files
@@ -260,9 +261,6 @@ class UiTestDriver:
         return finished
 
 
-# --- helpers the observatory's tests share ------------------------------------------------------
-
-
 class AutoSupervisor:
     """Answers every request at once (approve, resume): for writing logs, not for UI tests."""
 
@@ -288,12 +286,18 @@ async def write_driver_log(path: Path, driver: UiTestDriver | None = None) -> Pa
 async def wait_until(
     pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 5.0
 ) -> None:
-    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+    """Let the app run until ``condition()`` holds; fail after ``timeout`` seconds (scaled
+    by HANDRAIL_TEST_SLOWDOWN, tests/helpers/waiting.py)."""
+    deadline = time.monotonic() + scaled(timeout)
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await pilot.pause(0.02)
+
+
+if TYPE_CHECKING:
+    from tui.app import HandrailApp
+    from tui.screens.run_screen import RunScreen
 
 
 async def shown_run_screen(pilot: Pilot[Any], app: HandrailApp) -> RunScreen:

@@ -23,6 +23,9 @@ from tests.helpers.site_server import FixtureSite
 from tests.helpers.waiting import until
 from tui.cli.main import dispatch
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -29,6 +29,9 @@ from tests.helpers.hostile import Person, click, run_hostile
 from tests.helpers.loopback import own_browser, second_site, third_site  # noqa: F401
 from tests.helpers.site_server import FixtureSite
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 async def eyes_browser(own_browser: Browser) -> Browser:

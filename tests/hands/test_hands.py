@@ -25,6 +25,9 @@ from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.hostile import Decide, Person, View, approve, click, run_hostile, type_into
 from tests.helpers.site_server import FixtureSite
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:

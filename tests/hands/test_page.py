@@ -30,6 +30,9 @@ from tests.helpers.site_server import FixtureSite
 from tests.helpers.waiting import eventually as eventually_true
 from tests.helpers.waiting import scaled
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:

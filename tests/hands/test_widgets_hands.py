@@ -17,6 +17,9 @@ from core.hands import Page
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.site_server import FixtureSite
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 POSTED = "/widgets/hands/native-post"
 
 

@@ -28,6 +28,9 @@ from tui.observatory import ObservatoryApp
 from tui.screens.fleet import FLEET_HINT, FleetApp, FleetApproval, FleetHandOver, FleetRunScreen
 from tui.screens.pool_screen import PoolRow, PoolScreen, PoolWatchApp, SlotLogScreen
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 WAIT = 90.0  # three runs and a pool browser on a loaded two-core machine
 _names = itertools.count(1)
 ITEMS = ("kettle", "teapot", "mug")

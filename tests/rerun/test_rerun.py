@@ -34,6 +34,9 @@ from tui.cli.demo import demo_settings
 from tui.cli.main import build_parser
 from tui.console import ConsoleSupervisor
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PARCELS = SITE_ROOT / "rerun"
 MODEL = "anthropic:claude-sonnet-5-5"

@@ -35,6 +35,9 @@ from tests.helpers.fake_anthropic import FakeAnthropic, tool_use_block
 from tests.helpers.fake_openai import ChatReply, FakeOpenAI
 from tests.helpers.site_server import FixtureSite
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -24,6 +24,9 @@ from tui.cli.main import build_parser
 from tui.screens.approval import ApprovalScreen
 from tui.screens.human_pause import HumanPauseScreen
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 
 def after(
     messages: list[MessageParam], tool_use_id: str, result: ActionResult

@@ -27,6 +27,9 @@ from tui.console import ConsoleSupervisor
 from tui.screens.approval import ApprovalScreen
 from tui.screens.human_pause import HumanPauseScreen
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -42,6 +42,9 @@ from core.demo.timetable import (
 )
 from tests.helpers.waiting import scaled
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-background-networking",

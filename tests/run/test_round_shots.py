@@ -24,6 +24,9 @@ from tests.helpers.loopback import second_site  # noqa: F401
 from tests.helpers.site_server import FixtureSite
 from tui.cli.main import build_parser, settings_from_args
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 CANARY = "k9Tq2Wv7Lp4Xz8Rm"
 
 

@@ -27,6 +27,9 @@ from core.run.session import RunSettings, run_session
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.site_server import FixtureSite
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:

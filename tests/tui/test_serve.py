@@ -31,6 +31,9 @@ from tests.helpers.site_server import FixtureSite
 from tui.cli.main import build_parser
 from tui.web.serve import bind_warning, run_argv
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 90.0  # a run with its own Chromium, inside a served observatory, on a busy machine
 _ESCAPE = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Input
 
 from core.audit import read_log
@@ -20,6 +21,9 @@ from tests.helpers.tui_driver import wait_until
 from tui.app import HandrailApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.human_pause import HumanPauseScreen
+
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
 
 WAIT = 60.0  # generous: a real browser on a loaded two-core machine
 

@@ -14,9 +14,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.pty_terminal import ANSI, Terminal
 from tests.helpers.tui_scenes import LIBRARY_TASK, quit_after_success, run_library_task
+
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 

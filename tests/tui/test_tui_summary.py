@@ -7,10 +7,15 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.pty_terminal import ANSI, ROOT, Terminal
 from tests.helpers.tui_scenes import (
     run_library_task,
 )
+
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
 
 
 def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:

@@ -34,6 +34,9 @@ from tests.helpers.hostile import (
 )
 from tests.helpers.site_server import FixtureSite
 
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
+
 # === hand-over to a person ========================================================================
 
 

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.hostile import (
     Person,
@@ -22,6 +24,9 @@ from tests.helpers.hostile import (
     run_hostile,
 )
 from tests.helpers.site_server import FixtureSite
+
+# End to end: whole actions or runs against real Chromium (the fast loop skips them).
+pytestmark = pytest.mark.slow
 
 # === untrusted text ==============================================================================
 

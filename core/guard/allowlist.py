@@ -34,7 +34,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -44,6 +43,7 @@ from core.browser.browser import Browser, Tab
 from core.browser.child_targets import ChildTarget, ChildTargets
 from core.cdp import JSON, CDPError, CDPSession
 from core.guard.policy import AllowPattern, host_of, parse_allow_pattern, url_allowed
+from core.world.scripts import beside, script
 
 log = structlog.get_logger("handrail.allowlist")
 
@@ -75,8 +75,7 @@ _WORLD = "handrail-guard"
 @functools.cache
 def _connect_policy_js() -> str:
     # The file holds one arrow function (an expression; a trailing ";" would end it).
-    text = (Path(__file__).parent / "connect_policy.js").read_text(encoding="utf-8")
-    return text.strip().rstrip(";")
+    return script(beside(__file__, "connect_policy.js")).rstrip(";")
 
 
 class DomainGuard:

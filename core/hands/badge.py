@@ -19,7 +19,6 @@ import functools
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import structlog
 
@@ -28,6 +27,7 @@ from core.browser.errors import BrowserError
 from core.cdp import CDPError
 from core.world.calls import world_call
 from core.world.errors import WorldError
+from core.world.scripts import beside, script
 
 log = structlog.get_logger("handrail.badge")
 
@@ -40,7 +40,7 @@ _active: weakref.WeakSet[Browser] = weakref.WeakSet()
 
 @functools.cache
 def _badge_js() -> str:
-    return (Path(__file__).parent / "badge.js").read_text(encoding="utf-8").strip()
+    return script(beside(__file__, "badge.js"))
 
 
 async def _call(tab: Tab, name: str, *args: object) -> bool:

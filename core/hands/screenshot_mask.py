@@ -48,7 +48,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import weakref
-from pathlib import Path
 from typing import Any
 
 from core.browser.browser import Browser, Tab
@@ -58,6 +57,7 @@ from core.secrets import Secrets
 from core.world.calls import world_call
 from core.world.closed_roots import find_closed_roots
 from core.world.errors import WorldError
+from core.world.scripts import beside, script
 
 _registry: weakref.WeakKeyDictionary[Browser, Secrets] = weakref.WeakKeyDictionary()
 
@@ -73,7 +73,7 @@ def register(browser: Browser, secrets: Secrets) -> None:
 
 @functools.cache
 def _mask_js() -> str:
-    return (Path(__file__).parent / "screenshot_mask.js").read_text(encoding="utf-8").strip()
+    return script(beside(__file__, "screenshot_mask.js"))
 
 
 async def _mask(tab: Tab, name: str, *args: Any, timeout: float) -> Any:

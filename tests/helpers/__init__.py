@@ -1,4 +1,10 @@
-"""Small test helpers that read a page's own state (never through handrail's hands)."""
+"""What the tests share, one module per job: this one reads a page's own state (never
+through handrail's hands); :mod:`.site_server` serves the fixture pages, :mod:`.fake_anthropic`
+and :mod:`.fake_openai` are the local model APIs the real SDKs talk to, :mod:`.waiting` waits
+on events or a deadline scaled by HANDRAIL_TEST_SLOWDOWN, :mod:`.hostile` runs the hostile
+corpus, :mod:`.tui_driver` and :mod:`.tui_scenes` drive the observatory, :mod:`.agent_run`
+and :mod:`.scripted` a run and a plan, :mod:`.loopback` and :mod:`.pty_terminal` the network
+and a real terminal. Test modules import helpers from here, never from each other."""
 
 from __future__ import annotations
 

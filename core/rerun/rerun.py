@@ -40,39 +40,62 @@ class Rerun:
     rebase: Rebase
 
     @classmethod
-    def load(cls, log: Path, rebase: Sequence[str] = ()) -> Rerun:
-        """Raises :class:`ConfigError` (exit 2) naming what is wrong with the log or --rebase."""
+    def load(cls, log: Path, rebase: Sequence[str] = (), *, trust_log: bool = False) -> Rerun:
+        """Raises :class:`ConfigError` (exit 2) naming what is wrong with the log or --rebase
+        (a log not sealed here is refused unless ``trust_log``)."""
         try:
-            recorded = load_recorded(log)
+            recorded = load_recorded(log, trust_log=trust_log)
             start = recorded.start_url or (recorded.steps[0].url if recorded.steps else "")
             return cls(recorded, parse_rebase(rebase, origin_of(start)))
         except RerunError as exc:
             raise ConfigError(str(exc)) from exc
 
+    @property
+    def start_rebased(self) -> bool:
+        """Whether --rebase moves the recorded start page to an origin the person named."""
+        start = self.recorded.start_url
+        return bool(start) and self.rebase.url(start or "") != start
+
     def settings(
         self,
         base: RunSettings,
         *,
+        start_url: str | None = None,
         allow_domains: Sequence[str] = (),
         max_rounds: int | None = None,
     ) -> RunSettings:
         """``base`` (the command line's options) completed from the recording: its task, its
-        start URL on the live origin, its allowlist (with the rebased hosts) unless
-        ``allow_domains`` is given, and room for the recorded steps."""
+        start URL on the live origin unless ``start_url`` is given, its allowlist (with the
+        rebased hosts) unless ``allow_domains`` is given, and room for the recorded steps.
+
+        A log not sealed here supplies neither: its start URL only through --rebase (or
+        ``start_url``), and its allowlist never, so it cannot widen where the run may go.
+        Without ``allow_domains`` such a run may visit only the start page's host and the
+        rebased ones. Raises :class:`ConfigError` when such a log leaves no start page."""
         recorded = self.recorded
+        trusted = recorded.sealed_here
+        added = tuple(h for h in (host_of(t) for t in self.rebase.targets()) if h)
+        if start_url is None and recorded.start_url and (trusted or self.start_rebased):
+            start_url = self.rebase.url(recorded.start_url)
+        if not trusted and start_url is None:
+            raise ConfigError(
+                f"{recorded.path} is not sealed here, so its start page is not used: give "
+                "--start-url, or --rebase the recorded origin onto yours"
+            )
         if allow_domains:
             allowed = tuple(allow_domains)
+        elif not trusted:
+            allowed = (host_of(start_url or ""), *added)
         elif recorded.allow_domains:
-            added = [host_of(t) for t in self.rebase.targets()]
-            allowed = (*recorded.allow_domains, *(h for h in added if h))
+            allowed = (*recorded.allow_domains, *added)
         else:
             allowed = ()
         rounds = max_rounds or max(recorded.max_rounds, len(recorded.steps) + EXTRA_ROUNDS)
         return replace(
             base,
             task=recorded.task,
-            start_url=self.rebase.url(recorded.start_url) if recorded.start_url else None,
-            allow_domains=tuple(dict.fromkeys(allowed)),
+            start_url=start_url,
+            allow_domains=tuple(dict.fromkeys(h for h in allowed if h)),
             max_rounds=rounds,
         )
 

@@ -76,17 +76,25 @@ class RecordedRun:
     """Rounds not repeated, and why (``(3, "the person denied it")``)."""
     ending: str
     """How the recorded run ended, from its ``run_end`` (or that it has none)."""
+    sealed_here: bool = True
+    """Sealed by this installation's key. A log that is not (chain only, another
+    installation's, a made-up key) is repeated only with ``--trust-log``, and never
+    supplies the start URL or the allowlist (:meth:`core.rerun.rerun.Rerun.settings`)."""
+    seal: str = "sealed"
+    """What verify said of the seal (``VerifyReport.seal_text``), for the person."""
 
     @property
     def source(self) -> RerunOf:
         return RerunOf(run_id=self.run_id, head=self.head, log=str(self.path.resolve()))
 
 
-def load_recorded(path: Path) -> RecordedRun:
+def load_recorded(path: Path, *, trust_log: bool = False) -> RecordedRun:
     """Read the run recorded in ``path``. Raises :class:`RerunError` when the file is not a
     log, fails verification (edited, forged, reordered: a plan nobody recorded must never be
-    repeated) or holds no step to repeat. A log sealed elsewhere (chain intact, seal not
-    checked) or cut short (no ``run_end``) is accepted: its complete records are what ran."""
+    repeated), is not sealed by this installation's key (a chain-only log, another
+    installation's, one sealed under a made-up key: anyone can write those) unless
+    ``trust_log``, or holds no step to repeat. A log cut short (no ``run_end``) is accepted:
+    its complete records are what ran."""
     if not path.is_file():
         raise RerunError(f"{path} is not an audit log file (give a run's .jsonl)")
     report = verify(path)
@@ -94,6 +102,14 @@ def load_recorded(path: Path) -> RecordedRun:
         raise RerunError(
             f"{path} does not verify ({report.summary()}); a rerun repeats only a log "
             "handrail wrote and nobody changed. Check it with `handrail verify`."
+        )
+    sealed_here = report.seal == "checked"
+    if not sealed_here and not trust_log:
+        raise RerunError(
+            f"{path} is not sealed by this installation's key ({report.seal_text()}), so "
+            "anyone could have written it, and a rerun drives your browser from it. If you "
+            "know where it comes from, add --trust-log: its steps are then repeated (every "
+            "page-changing one still asks), but its start URL and allowlist are not used."
         )
     data = path.read_bytes()
     lines = [line for line in data.split(b"\n") if line.strip()]
@@ -132,6 +148,8 @@ def load_recorded(path: Path) -> RecordedRun:
         steps=tuple(steps),
         skipped=tuple(skipped),
         ending=ending,
+        sealed_here=sealed_here,
+        seal=report.seal_text(),
     )
 
 

@@ -27,6 +27,7 @@ from tui.cli.run_options import (
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
+    from core.rerun.rerun import Rerun
     from core.run.events import EventSink, RunFinished, Supervisor
     from core.run.session import PhaseSink, RunSettings
 
@@ -95,6 +96,11 @@ when a step no longer fits: with --model, that round goes to the model (told the
 typed text is reused; <secret:NAME> needs that secret configured now (--secret); text the
   log keeps as «redacted» is never guessed. Recorded approvals are never reused.
 
+which logs: only one sealed by this installation's key (handrail verify says "sealed");
+  --trust-log repeats another, but never takes its start page or allowlist. Before anything
+  loads, the start page and the hosts the run may visit are shown; a start page taken from
+  the log (not --start-url, not --rebase) is asked at a terminal and refused without one.
+
 examples:
   handrail rerun audit_logs/2026-12-01T09-00-00_book-a-train.jsonl --rebase http://127.0.0.1:8000
   handrail rerun staging.jsonl --rebase https://staging.example=https://shop.example --model anthropic:claude-sonnet-5-5
@@ -153,6 +159,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="[OLD=]ORIGIN",
         help="repeat on ORIGIN instead of the recorded start origin (or map OLD; repeatable)",
+    )
+    rerun.add_argument(
+        "--start-url",
+        metavar="URL",
+        help="open URL first instead of the recorded start page (given so, it is not asked)",
+    )
+    rerun.add_argument(
+        "--trust-log",
+        action="store_true",
+        help=(
+            "repeat a log this installation did not seal (chain only, another installation's); "
+            "its start URL and allowlist are still not used"
+        ),
     )
     add_run_options(
         rerun,
@@ -385,6 +404,7 @@ def _run(args: argparse.Namespace) -> int:
 def _rerun(args: argparse.Namespace) -> int:
     from core.rerun.rerun import NO_MODEL, Rerun, run_rerun
     from core.run.session import ConfigError
+    from core.visible import visible
     from tui.cli.launch import (
         NO_DISPLAY,
         has_display,
@@ -394,19 +414,34 @@ def _rerun(args: argparse.Namespace) -> int:
     )
 
     try:
-        rerun = Rerun.load(args.log, args.rebase)
+        rerun = Rerun.load(args.log, args.rebase, trust_log=args.trust_log)
     except ConfigError as exc:
         print(f"handrail rerun: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if not rerun.recorded.sealed_here:
+        print(
+            f"handrail rerun: trusting {visible(str(args.log))} as you asked (--trust-log), "
+            f"though its seal was not checked here ({rerun.recorded.seal}): its steps and the "
+            "text they type are repeated as recorded; its start URL and allowlist are not used.",
+            file=sys.stderr,
+        )
     chosen_headless = not (
         args.headless or args.cdp_url or args.connect or args.pool or has_display()
     )
     if chosen_headless:
         args.headless = True
     args.task = rerun.recorded.task
-    args.start_url = None
+    start_url, args.start_url = args.start_url, None
     base = settings_from_args(args, interactive_default="ask", model_spec=args.model or NO_MODEL)
-    settings = rerun.settings(base, allow_domains=args.allow_domain, max_rounds=args.max_rounds)
+    try:
+        settings = rerun.settings(
+            base, start_url=start_url, allow_domains=args.allow_domain, max_rounds=args.max_rounds
+        )
+    except ConfigError as exc:
+        print(f"handrail rerun: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not _where_confirmed(rerun, settings, given_start=start_url is not None):
+        return EXIT_USAGE
 
     async def runner(
         settings: RunSettings,
@@ -434,6 +469,37 @@ def _rerun(args: argparse.Namespace) -> int:
         headless_cause=NO_DISPLAY if chosen_headless else None,
         runner=runner,
     )
+
+
+def _where_confirmed(rerun: Rerun, settings: RunSettings, *, given_start: bool) -> bool:
+    """Show where a rerun will start and may go before anything loads; when the start page
+    comes from the log itself (not --start-url, not --rebase), ask the person at a terminal,
+    and refuse without one. A forged or mistaken log must not pick the first page silently."""
+    from core.visible import visible
+
+    start = visible(settings.start_url or "(the recorded steps' first page)")
+    hosts = ", ".join(visible(h) for h in settings.allow_domains) or (
+        "any host (the recorded run had no --allow-domain)"
+    )
+    print(f"handrail rerun: starts at {start}; may visit: {hosts}", file=sys.stderr)
+    if given_start or rerun.start_rebased:
+        return True
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        print(
+            "handrail rerun: that start page comes from the log; confirm it by giving it "
+            "(--start-url URL, or --rebase ORIGIN), or run in a terminal to be asked",
+            file=sys.stderr,
+        )
+        return False
+    print("Open it? [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, KeyboardInterrupt):
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    print("handrail rerun: not started", file=sys.stderr)
+    return False
 
 
 def _verify(path: Path, key_file: Path | None) -> int:

@@ -236,6 +236,10 @@ class Checkpoint:
                     3,
                 )
             ) from exc
+        if decision.approve_kind_for_run and assessment.risky:
+            # A risky action asks every time (the dialog says so), whoever answered: "all of
+            # this kind" does not apply, and the record must not say that it did.
+            decision = replace(decision, approve_kind_for_run=False)
         edited = decision.edited_params
         shown = decision
         if edited and isinstance(edited.get("text"), str) and not only_placeholders(edited["text"]):

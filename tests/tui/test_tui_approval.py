@@ -130,7 +130,9 @@ async def test_shift_a_approves_the_kind_for_the_run(tmp_path: Path) -> None:
         assert driver.decisions[0].approve_kind_for_run is True
 
 
-async def test_risky_request_says_so_and_still_sends_the_flag(tmp_path: Path) -> None:
+async def test_a_risky_request_says_so_and_does_not_offer_approving_its_kind(
+    tmp_path: Path,
+) -> None:
     driver = UiTestDriver()
     app = make_app(driver, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -141,10 +143,15 @@ async def test_risky_request_says_so_and_still_sends_the_flag(tmp_path: Path) ->
         assert isinstance(screen, ApprovalScreen)
         assert screen.request.risky
         assert screen.has_class("-risky")
-        assert "RISKY" in str(screen.query_one("#approval-risky").render())
-        await pilot.press("A")
+        said = str(screen.query_one("#approval-risky").render())
+        assert "RISKY" in said and "approving all of its kind does not apply" in said
+        assert "approve every" not in str(screen.query_one("#approval-keys").render())
+        await pilot.press("A")  # not offered, and not taken
+        await pilot.pause()
+        assert len(driver.decisions) == 1 and app.screen is screen
+        await pilot.press("a")
         await wait_until(pilot, lambda: len(driver.decisions) == 2)
-        assert driver.decisions[1].approve_kind_for_run is True
+        assert driver.decisions[1].approve_kind_for_run is False
 
 
 async def test_x_aborts_the_run(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
                     yield Static(
                         Content(
                             "RISKY: a commitment, new host, sensitive field or script. "
-                            "It will ask every time, even after A."
+                            "It asks every time: approving all of its kind does not apply."
                         ),
                         id="approval-risky",
                     )
@@ -166,11 +166,15 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
 
     def _key_hint(self) -> Content:
         kind = self.request.action.name
+        # A risky action asks every time, so A (approve all of its kind) is not offered.
+        every: tuple[str | tuple[str, str], ...] = (
+            () if self.request.risky else (("A", "bold"), f" approve every {kind} this run   ")
+        )
         return Content.assemble(
             ("a", "bold"), "/", ("y", "bold"), " approve   ",
             ("d", "bold"), "/", ("n", "bold"), " deny   ",
             ("e", "bold"), " edit   ",
-            ("A", "bold"), f" approve every {kind} this run   ",
+            *every,
             ("x", "bold"), " abort run",
         )  # fmt: skip
 
@@ -208,6 +212,8 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
         # While a note or an edit is being typed, letters belong to the input.
         if self.mode != "choose" and action in ("approve", "deny", "edit", "approve_kind", "abort"):
             return False
+        if action == "approve_kind" and self.request.risky:
+            return False  # a risky action asks every time: not offered, and not taken
         return not (action == "submit" and self.mode == "choose")
 
     # --- decisions -----------------------------------------------------------------------

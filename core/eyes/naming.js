@@ -190,6 +190,9 @@ function nameKind(el) {
 
 // What the walk collects as a link's or button's content: its visible text (its shadow
 // root's, when it has one), images' alt text and SVG titles.
+// How deep contentText() reads into an element (it recurses per level; see walk.js MAX_DEPTH).
+const MAX_NAME_DEPTH = 400;
+
 function contentText(el) {
   const parts = [];
   const one = (c) => {
@@ -227,8 +230,12 @@ function contentText(el) {
   };
   // A tree or menu item's nested group is not its name (the walk lists the group's items).
   const skip = el.tagName === "LI" || el.getAttribute("role") === "treeitem" ? nestedGroup(el) : null;
+  let depth = 0;
   const children = (n) => {
+    if (depth >= MAX_NAME_DEPTH) return; // a page nesting thousands of levels: the name stops
+    depth++;
     for (let c = n.firstChild; c; c = c.nextSibling) if (c !== skip) one(c);
+    depth--;
   };
   children(rootOf(el) || el);
   return clean(parts.join(""));

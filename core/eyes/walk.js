@@ -54,6 +54,10 @@ const WEAK_KINDS = new Set(["container", "list", "weak"]);
 // Elements whose content is never read as text (media, embedded documents).
 const MEDIA_TAGS = new Set(["IMG", "CANVAS", "VIDEO", "AUDIO", "OBJECT", "EMBED"]);
 const MAX_FAR_FRAMES = 10;
+// Elements nested deeper than this are not read: the walk recurses per level, and a page can
+// nest thousands (Chrome renders 2,500 nested divs; the walk's stack does not hold them).
+// Real pages stay under a hundred. The cut is announced in the digest, once per walk.
+const MAX_DEPTH = 400;
 
 /**
  * One line of the walk's output, in reading order.
@@ -123,6 +127,8 @@ const MAX_FAR_FRAMES = 10;
  *   tooltip repeating it right after is not printed again
  * @property {Box} box visit()'s scratch box for the element it is placing (read into locals
  *   at once: visits nest)
+ * @property {number} depth how deep walkChildren() is nested now
+ * @property {boolean} tooDeep whether the walk has met (and announced) MAX_DEPTH
  */
 
 /**
@@ -253,6 +259,8 @@ function newWalkState(opts, t0) {
     bufAbove: false,
     lastName: null,
     box: { x: 0, y: 0, w: 0, h: 0, visible: true, dist: 0, above: false, far: false },
+    depth: 0,
+    tooDeep: false,
   };
 }
 
@@ -306,6 +314,39 @@ function deepActive() {
  * @param {Node | null} [skip]
  */
 function walkChildren(ws, parent, c, skip) {
+  if (ws.depth >= MAX_DEPTH) return tooDeep(ws, c);
+  ws.depth++;
+  try {
+    walkChildrenOf(ws, parent, c, skip);
+  } finally {
+    ws.depth--;
+  }
+}
+
+// The first time the walk reaches MAX_DEPTH: say so where it happened (its text so far is a
+// line of its own, and the note follows it).
+/**
+ * @param {WalkState} ws
+ * @param {WalkContext} c
+ */
+function tooDeep(ws, c) {
+  if (ws.tooDeep) return;
+  ws.tooDeep = true;
+  if (c.name) return; // inside an element's name: the name is cut there, silently
+  flush(ws);
+  ws.lines.push({
+    s: `[the page nests elements deeper than ${MAX_DEPTH} levels here: what lies deeper is not read]`,
+    el: null, dist: c.dist, above: c.above, note: true,
+  });
+}
+
+/**
+ * @param {WalkState} ws
+ * @param {any} parent
+ * @param {WalkContext} c
+ * @param {Node | null} [skip]
+ */
+function walkChildrenOf(ws, parent, c, skip) {
   const rows = ROW_PARENTS.has(parent.tagName);
   let n = parent.firstChild;
   if (rows && !skip && !c.m && !c.name && parent.childElementCount > MIN_RUN_ROWS) {

@@ -66,6 +66,7 @@ from core.run.events import (
 )
 from core.run.round_shots import SENSITIVE_ON_SCREEN, RoundShots
 from core.secrets import Secrets
+from core.world.errors import WorldError
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -215,7 +216,10 @@ class Agent:
     # -- one round ---------------------------------------------------------------------
 
     async def _one_round(self, n: int) -> RunFinished | None:
-        snapshot, observation = await self._observe_with_handover(n)
+        try:
+            snapshot, observation = await self._observe_with_handover(n)
+        except (WorldError, TimeoutError) as exc:
+            return self._unobserved(n, exc)
         notes = list(self._notes)
         self._notes.clear()  # the checkpoint appends to this same list
         started = time.monotonic()
@@ -339,6 +343,19 @@ class Agent:
             )
         )
         return snapshot, observation
+
+    def _unobserved(self, n: int, exc: BaseException) -> RunFinished:
+        """The page could not be read (our walk failed on it, or it never answered): the
+        round is recorded with that as its error, and the run ends cleanly. Nothing is asked
+        of the model, which would have no page to act on."""
+        log.warning("agent.observe_failed", round=n, error=repr(exc))
+        reason = f"the page could not be read: {first_line(exc) or type(exc).__name__}"
+        self.emit(ActionParsed(round=n, action=None, error=reason))
+        result = ActionResult.failure(reason)
+        self.emit(
+            ActionDone(round=n, action=None, result=result, approval=ApprovalRecord.not_needed())
+        )
+        return self._finished("error", reason, 1)
 
     def _unparsed(self, n: int, parsed: ParsedReply, turn: Turn) -> None:
         if parsed.no_tool_call:

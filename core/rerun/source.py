@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.audit import verify  # not core.audit.verify: that binds the module over the name
 from core.audit.chain import line_hash
 from core.audit.reader import read_log
-from core.audit.verify import verify
 from core.model.base import RecordedView
 from core.run.events import RerunOf
 

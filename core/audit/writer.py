@@ -63,8 +63,9 @@ class AuditWriter:
 
         ``key`` seals the records; by default the installation key (created on first use).
         When the file already holds records, the chain continues after its last line.
-        Raises :class:`AuditLockedError` when another writer holds the file, and
-        :class:`AuditError` when the installation key cannot be made or used.
+        Raises :class:`AuditLockedError` when another writer holds the file,
+        :class:`AuditError` when the installation key cannot be made or used, and OSError
+        when ``path`` is a symbolic link (a log is never written through one).
         """
         self.path = Path(path)
         self.run_id = run_id or uuid.uuid4().hex[:12]
@@ -76,7 +77,10 @@ class AuditWriter:
                 raise AuditError(f"cannot use this installation's audit key: {exc}") from exc
         self._key = key
         self._lock = threading.Lock()
-        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # O_NOFOLLOW: create() made the file with O_EXCL and opens it again here; a link
+        # swapped in between must not get the log written into its target.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+        self._fd: int | None = os.open(self.path, flags, 0o600)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -2,8 +2,9 @@
 
 structlog over the standard library's ``logging``, under the ``handrail`` logger only (the
 root logger and other libraries' handlers are left alone). The file sink writes one JSON
-object per line to a ``.log`` beside the audit file; console mode adds human-readable lines
-on stderr. Nothing is ever written to stdout (it belongs to the console supervisor's output
+object per line to a ``.log`` beside the audit file, a file it creates (never one that was
+already there: see :class:`_NewFileHandler`); console mode adds human-readable lines on
+stderr. Nothing is ever written to stdout (it belongs to the console supervisor's output
 and to scripts piping it). Every event passes a secrets scrubber before any sink sees it, and
 then :func:`core.visible.visible`, so no control character from a page or a model reaches
 the person's terminal or the file.
@@ -18,9 +19,10 @@ Usage::
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
@@ -35,6 +37,28 @@ _LEVELS = {"debug", "info", "warning", "error", "critical"}
 def log_path_for(audit_path: Path) -> Path:
     """The operational log that goes with an audit log: same name, ``.log`` suffix."""
     return Path(audit_path).with_suffix(".log")
+
+
+class _NewFileHandler(logging.StreamHandler[TextIO]):
+    """A handler writing to a file it creates, owner-only. The log's name is predictable, and
+    anyone who can write in its folder could plant a link, a hard link or a FIFO there
+    first: opening with ``O_EXCL`` refuses them all, so the log never writes into (or
+    waits on) a file it did not make. Raises FileExistsError when anything is at ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        # Not a with-block: the stream lives as long as the handler (closed in close()).
+        stream = open(os.open(path, flags, 0o600), "a", encoding="utf-8")  # noqa: SIM115
+        super().__init__(stream)
+
+    def close(self) -> None:
+        self.acquire()
+        try:
+            self.flush()
+            self.stream.close()
+        finally:
+            self.release()
+            super().close()
 
 
 class _Scrubber:
@@ -74,15 +98,19 @@ def configure(
 ) -> None:
     """(Re)configure the operational log. Calling it again replaces the previous sinks.
 
-    ``log_path``: JSON lines are appended there (the directory must exist); ``None`` for no
-    file. ``console``: also write readable lines to stderr. With neither, logging is
-    silent. ``level``: debug, info, warning, error or critical. Raises ValueError for an
-    unknown level.
+    ``log_path``: JSON lines go to a new file made there, readable by this user only (the
+    directory must exist); ``None`` for no file. ``console``: also write readable lines to
+    stderr. With neither, logging is silent. ``level``: debug, info, warning, error or
+    critical. Raises ValueError for an unknown level, FileExistsError when anything (a
+    file, a link, a FIFO) is already at ``log_path``, and OSError when it cannot be made;
+    the previous sinks are kept then.
     """
     level_name = level.lower()
     if level_name not in _LEVELS:
         raise ValueError(f"log level {level!r}: use one of {', '.join(sorted(_LEVELS))}")
     numeric = logging.getLevelNamesMapping()[level_name.upper()]
+    # Before the old sinks go: a refused file leaves the log as it was.
+    file_handler = _NewFileHandler(log_path) if log_path is not None else None
 
     scrub = _Scrubber(secrets)
     # Runs for structlog events and for stdlib records logged under "handrail.*".
@@ -103,8 +131,7 @@ def configure(
     root.setLevel(numeric)
     root.propagate = False
 
-    if log_path is not None:
-        file_handler = logging.FileHandler(log_path, encoding="utf-8")
+    if file_handler is not None:
         file_handler.setFormatter(
             structlog.stdlib.ProcessorFormatter(
                 foreign_pre_chain=shared,

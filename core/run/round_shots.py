@@ -5,12 +5,19 @@ through :func:`core.hands.screenshot_mask.capture_masked` (every configured secr
 picture), scaled down to at most ``MAX_WIDTH`` pixels wide and kept under ``MAX_BYTES``,
 and returns the :class:`~core.audit.records.ScreenshotRef` the round record keeps. The
 pictures are for the person: the model never gets them from here.
+
+Each picture is a new file in a folder of this user's, reached without following a link
+(:meth:`RoundShots.keep`): the names are predictable, and a link planted at ``rounds/`` or
+at ``round-001.jpg`` must not put the picture, or overwrite a file, outside the run folder.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
 import hashlib
+import os
 from pathlib import Path
 
 from core.audit.records import ScreenshotRef
@@ -76,13 +83,59 @@ class RoundShots:
             return ScreenshotRef(missing=f"no screenshot: {exc}")
         except (CDPError, BrowserError, TimeoutError, KeyError) as exc:
             return ScreenshotRef(missing=f"no screenshot: the page did not answer ({exc})")
+        return self.keep(round, data)
+
+    def keep(self, round: int, data: bytes) -> ScreenshotRef:
+        """Write round ``round``'s picture ``data`` as ``rounds/round-NNN.jpg``, a new file.
+
+        Never follows a link at the run folder, ``rounds/`` or the file, and never writes
+        into a file that was already there: the reference then says why there is no
+        picture. Never raises for the disk."""
+        name = f"round-{round:03d}.jpg"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.folder / f"round-{round:03d}.jpg"
-            path.write_bytes(data)
+            self._write(name, data)
+        except FileExistsError:
+            return ScreenshotRef(
+                missing=f"no screenshot: {FOLDER}/{name} was already there, and a round's "
+                "picture is only written to a new file"
+            )
         except OSError as exc:
             return ScreenshotRef(missing=f"no screenshot: cannot write it ({exc.strerror})")
         return ScreenshotRef(
-            file=path.relative_to(self.base).as_posix(),
+            file=(self.folder / name).relative_to(self.base).as_posix(),
             sha256=hashlib.sha256(data).hexdigest(),
         )
+
+    def _write(self, name: str, data: bytes) -> None:
+        # The session made the run folder; used alone (tests, tools) it is made here.
+        with contextlib.suppress(FileExistsError):
+            self.folder.parent.mkdir(mode=0o700, parents=True)
+        run_fd = _own_folder(self.folder.parent)
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(FOLDER, 0o700, dir_fd=run_fd)
+            rounds_fd = _own_folder(FOLDER, dir_fd=run_fd)
+        finally:
+            os.close(run_fd)
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            fd = os.open(name, flags, 0o600, dir_fd=rounds_fd)
+        finally:
+            os.close(rounds_fd)
+        with open(fd, "wb") as file:
+            file.write(data)
+
+
+def _own_folder(path: str | Path, *, dir_fd: int | None = None) -> int:
+    """An open descriptor of the folder at ``path``, which must be a real folder (not a
+    link to one) owned by this user. Raises OSError saying which it is not."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise OSError(exc.errno, f"{path} is a link or not a folder") from exc
+        raise
+    if os.fstat(fd).st_uid != os.geteuid():
+        os.close(fd)
+        raise OSError(errno.EPERM, f"{path} belongs to another user")
+    return fd

@@ -17,9 +17,11 @@ import math
 import os
 import stat
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import structlog
@@ -237,9 +239,11 @@ def check_settings(
         raise ConfigError(str(exc)) from exc
     try:
         settings.audit_dir.mkdir(parents=True, exist_ok=True)
-        probe = settings.audit_dir / f".handrail-write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
+        # A new file of a random name (O_EXCL): a link planted at a predictable one would
+        # have had its target emptied.
+        fd, probe = tempfile.mkstemp(prefix=".handrail-write-test-", dir=settings.audit_dir)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise ConfigError(
             f"the audit folder {settings.audit_dir} is not writable: {exc}; choose one with --audit-dir"
@@ -365,12 +369,13 @@ async def run_session(
 
     Without ``prepared`` the configuration is checked here: the cheap checks
     (:func:`check_settings`) first, then the model is loaded and asked (:func:`ready_model`)
-    while a launched browser starts. The audit log is written to ``settings.audit_dir`` (its recorder
-    is added to ``sinks``); the operational log goes beside it. The browser is closed at the
-    end (a launched one is stopped; in connect mode only our tabs are closed). ``on_phase``
-    hears the steps before the first round and after the last. ``configure_oplog=False``:
-    the caller has configured the process-wide operational log (a fleet writes one for all
-    its runs, scrubbing every run's secrets). Raises :class:`ConfigError`
+    while a launched browser starts. The audit log is written to ``settings.audit_dir`` (its
+    recorder is added to ``sinks``); the operational log and the run folder go beside it, all
+    new (:func:`open_run`). The browser is closed at the end (a launched one is stopped; in
+    connect mode only our tabs are closed). ``on_phase`` hears the steps before the first
+    round and after the last. ``configure_oplog=False``: the caller has configured the
+    process-wide operational log (a fleet writes one for all its runs, scrubbing every run's
+    secrets). Raises :class:`ConfigError`
     when the run cannot start; cancellation propagates after the log is closed.
     """
     phase = on_phase or (lambda _text: None)
@@ -386,23 +391,12 @@ async def run_session(
             prepared = Prepared(model=model, secrets=secrets)
         # Before the log is opened: a full pool touches nothing.
         lease = claim_slot(settings)
-        try:
-            writer = AuditWriter.create(
-                settings.audit_dir, settings.task, run_id=settings.run_id, secrets=prepared.secrets
-            )
-        except (OSError, AuditError) as exc:
-            raise ConfigError(
-                f"cannot create the audit log in {settings.audit_dir}: {exc}"
-            ) from exc
+        writer = open_run(settings, prepared.secrets, configure_oplog=configure_oplog)
     except BaseException:
         await _discard(early)
         if lease is not None:
             await _end_lease(lease, None)
         raise
-    if configure_oplog:
-        oplog.configure(
-            oplog.log_path_for(writer.path), console=settings.console_log, secrets=prepared.secrets
-        )
     recorder = AuditRecorder(writer)
     run_dir = writer.path.with_suffix("")
     try:
@@ -417,7 +411,7 @@ async def run_session(
         if lease is not None:
             lease.set_audit_path(writer.path)
         browser = await (early if early is not None else open_browser(settings, lease))
-        await browser.set_downloads_dir(run_dir / "downloads")
+        await browser.set_downloads_dir(run_dir / DOWNLOADS)
     except BaseException:
         writer.close()
         await _discard(early)
@@ -435,7 +429,7 @@ async def run_session(
             action_timeout=settings.action_timeout,
             allow_file_urls=settings.allow_file_urls,
             upload_dir=settings.upload_dir,
-            downloads_dir=run_dir / "downloads",
+            downloads_dir=run_dir / DOWNLOADS,
             screenshots_dir=run_dir / "screenshots",
         )
         guard = DomainGuard(browser, settings.allow_domains, settings.network_mode())
@@ -488,6 +482,106 @@ async def run_session(
         with contextlib.suppress(Exception):
             await browser.close()
         phase("closed")
+
+
+DOWNLOADS = "downloads"
+RUN_FOLDER_REPLACED = (
+    "the run folder {path} was replaced by something else as it was made: give --audit-dir "
+    "a folder only you can write to"
+)
+RUN_FOLDER_TAKEN = (
+    "{path} is already there, and a run's folder must be new (a link or folder planted at "
+    "this name would take the run's downloads and pictures elsewhere): remove it, or give "
+    "--audit-dir a folder only you can write to"
+)
+OPLOG_TAKEN = (
+    "the operational log {path} is already there, and a run's files must be new (a link, "
+    "hard link or pipe planted at this name would make the run write into another file): "
+    "remove it, or give --audit-dir a folder only you can write to"
+)
+
+
+def open_run(
+    settings: RunSettings,
+    secrets: Secrets,
+    *,
+    configure_oplog: bool = True,
+    now: datetime | None = None,
+) -> AuditWriter:
+    """Create the run's files in ``settings.audit_dir``, each new: the audit log, the run
+    folder beside it (:func:`make_run_folder`) and, with ``configure_oplog``, the
+    operational log (``<log>.log``). ``now`` names them (default: the local time).
+
+    The names are predictable, so whoever can write in the audit folder could plant a link
+    at one first: nothing already there is used. Raises :class:`ConfigError` saying what to
+    do; what this call made is removed again then.
+    """
+    try:
+        writer = AuditWriter.create(
+            settings.audit_dir, settings.task, run_id=settings.run_id, secrets=secrets, now=now
+        )
+    except (OSError, AuditError) as exc:
+        raise ConfigError(f"cannot create the audit log in {settings.audit_dir}: {exc}") from exc
+    run_dir: Path | None = None
+    try:
+        run_dir = make_run_folder(writer.path)
+        if configure_oplog:
+            _open_oplog(writer.path, settings, secrets)
+    except BaseException:
+        _abandon(writer, run_dir)
+        raise
+    return writer
+
+
+def make_run_folder(audit_path: Path) -> Path:
+    """Create the run folder of the log at ``audit_path`` (the log's name without
+    ``.jsonl``) and its ``downloads/``: new, real folders, this user's, closed to others,
+    so nothing written under them can be sent elsewhere. Returns the folder; raises
+    :class:`ConfigError` when anything is already at its name."""
+    run_dir = audit_path.with_suffix("")
+    try:
+        # mkdir never follows a link, and fails on anything already at the name.
+        os.mkdir(run_dir, 0o700)
+    except FileExistsError:
+        raise ConfigError(RUN_FOLDER_TAKEN.format(path=run_dir)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot create the run folder {run_dir}: {exc.strerror}") from exc
+    try:
+        fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise ConfigError(RUN_FOLDER_REPLACED.format(path=run_dir)) from exc
+    try:
+        if os.fstat(fd).st_uid != os.geteuid():
+            raise ConfigError(RUN_FOLDER_REPLACED.format(path=run_dir))
+        os.mkdir(DOWNLOADS, 0o700, dir_fd=fd)
+    except OSError as exc:
+        raise ConfigError(f"cannot create {run_dir / DOWNLOADS}: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
+    return run_dir
+
+
+def _open_oplog(audit_path: Path, settings: RunSettings, secrets: Secrets) -> None:
+    path = oplog.log_path_for(audit_path)
+    try:
+        oplog.configure(path, console=settings.console_log, secrets=secrets)
+    except FileExistsError:
+        raise ConfigError(OPLOG_TAKEN.format(path=path)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot create the operational log {path}: {exc.strerror}") from exc
+
+
+def _abandon(writer: AuditWriter, run_dir: Path | None) -> None:
+    """Take back what a refused set-up made: the still empty audit log and the empty run
+    folder. Only empty ones go, so nothing someone else put there is removed."""
+    writer.close()
+    with contextlib.suppress(OSError):
+        if os.lstat(writer.path).st_size == 0:
+            os.unlink(writer.path)
+    if run_dir is not None:
+        for folder in (run_dir / DOWNLOADS, run_dir):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
 
 
 async def _end_lease(lease: PoolRun, browser: Browser | None) -> None:

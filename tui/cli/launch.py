@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from core.browser.display import NO_DISPLAY
 from core.browser.display import has_display as display_here
+from core.visible import visible
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 
 __all__ = ["NO_DISPLAY", "has_display", "run_console", "run_observatory", "summary_text"]
@@ -106,7 +107,7 @@ def run_observatory(
     result = app.run()
     if problems:
         failed, problem = problems[0]
-        print(f"handrail: {problem}", file=sys.stderr)
+        print(visible(f"handrail: {problem}"), file=sys.stderr)
         return failed
     code = result if result is not None else app.exit_code
     if code is None:
@@ -140,10 +141,12 @@ def summary_of(app: HandrailApp, code: int) -> str:
 
 def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str | None) -> str:
     """The lines printed after a run: outcome and exit code, the answer, the audit log and
-    the command that replays it."""
+    the command that replays it. The answer is the model's (or a crash's) text, so its control
+    characters are shown, not sent to the terminal (:func:`core.visible.visible`)."""
     lines = [f"handrail: {outcome} (exit code {exit_code})"]
     if answer:
-        first, *rest = answer.strip().splitlines() or [""]
+        # Only "\n" breaks the answer's lines: a "\r" in it is shown (␍), not obeyed.
+        first, *rest = answer.strip().split("\n")
         lines.append(f"  answer:    {first}")
         lines.extend(f"             {line}" for line in rest)
     if audit_path:
@@ -151,14 +154,13 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
         lines.append(f"  replay:    handrail replay {shlex.quote(audit_path)}")
     else:
         lines.append("  audit log: none (the run stopped before its log was opened)")
-    return "\n".join(lines)
+    return visible("\n".join(lines))
 
 
 def run_console(settings: RunSettings, *, runner: Runner | None = None) -> int:
     """Run with the console supervisor; returns the exit code. Never imports textual."""
     from core.pool.state import PoolFull
     from core.run.session import ConfigError, run_session
-    from core.visible import visible
     from tui.console import ConsoleReporter, ConsoleSupervisor
 
     async def go() -> int:

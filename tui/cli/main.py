@@ -416,7 +416,7 @@ def _rerun(args: argparse.Namespace) -> int:
     try:
         rerun = Rerun.load(args.log, args.rebase, trust_log=args.trust_log)
     except ConfigError as exc:
-        print(f"handrail rerun: {exc}", file=sys.stderr)
+        print(visible(f"handrail rerun: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if not rerun.recorded.sealed_here:
         print(
@@ -438,7 +438,7 @@ def _rerun(args: argparse.Namespace) -> int:
             base, start_url=start_url, allow_domains=args.allow_domain, max_rounds=args.max_rounds
         )
     except ConfigError as exc:
-        print(f"handrail rerun: {exc}", file=sys.stderr)
+        print(visible(f"handrail rerun: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if not _where_confirmed(rerun, settings, given_start=start_url is not None):
         return EXIT_USAGE

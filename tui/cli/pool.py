@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.visible import visible
 from tui.exit_codes import EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -227,11 +228,12 @@ async def _act(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(current.public(), indent=2))
         else:
-            print(status_table(name, current.info.endpoint, current.browser_alive, current.slots))
+            table = status_table(name, current.info.endpoint, current.browser_alive, current.slots)
+            print(visible(table))  # slots' page URLs and titles are the pages' text
         return 0
     if command == "show":
         shown = await pool.show(name, args.slot)
-        print(f"slot {shown.slot}: {shown.url}")
+        print(visible(f"slot {shown.slot}: {shown.url}", one_line=True))
         return 0
     if command == "clear":
         cleared = await pool.clear(name, None if args.completed else [args.slot])

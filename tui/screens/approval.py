@@ -19,6 +19,7 @@ from textual.widgets import Input, Label, Static
 
 from core.guard.decision import ApprovalDecision
 from core.run.events import ApprovalRequest
+from core.visible import visible
 from tui.screens.interrupt import InterruptibleModal
 from tui.widgets.panes import NARROW_COLUMNS, digest_content, json_content
 
@@ -126,7 +127,9 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
                     )
                 if request.details:
                     yield Static(
-                        Content("\n").join(Content(f"• {detail}") for detail in request.details),
+                        Content("\n").join(
+                            Content(f"• {visible(detail)}") for detail in request.details
+                        ),
                         id="approval-details",
                     )
             with Vertical(id="approval-controls"):
@@ -142,7 +145,7 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
                         "Edit the parameters, enter to approve the edited action, escape to go back:"
                     )
                     for i, (key, value) in enumerate(action.params.items()):
-                        yield Label(Content(key), classes="approval-param-name")
+                        yield Label(Content(visible(key)), classes="approval-param-name")
                         yield Input(param_text(value), id=f"edit-{i}", classes="approval-param")
                 yield Static("", id="approval-error")
                 yield Static(self._key_hint(), id="approval-keys")
@@ -152,17 +155,18 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
         request = self.request
         if request.action.reason:
             yield Label("Reason (the model's)", classes="approval-heading")
-            yield Static(Content(request.action.reason), id="approval-reason")
+            yield Static(Content(visible(request.action.reason)), id="approval-reason")
         if request.element_line:
             yield Label("Target", classes="approval-heading")
             yield Static(digest_content(request.element_line), id="approval-target")
         yield Label("Page", classes="approval-heading")
-        page = Content(request.url)
+        # Page, model and policy text is data: its control characters are shown, never sent.
+        page = Content(visible(request.url))
         if request.title:
-            page += Content.assemble("\n", (request.title, "italic"))
+            page += Content.assemble("\n", (visible(request.title), "italic"))
         yield Static(page, id="approval-page")
         yield Label("Why it asks", classes="approval-heading")
-        yield Static(Content(request.why), id="approval-why")
+        yield Static(Content(visible(request.why)), id="approval-why")
 
     def _key_hint(self) -> Content:
         kind = self.request.action.name

@@ -27,6 +27,7 @@ from textual.worker import Worker
 from core.guard.decision import ApprovalDecision
 from core.run.events import ApprovalRequest, Event, HumanRequest, HumanResponse, RunFinished
 from core.run.fleet import FleetSecrets
+from core.visible import visible
 from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 from tui.observatory import ObservatoryApp
 from tui.rounds import RunView
@@ -504,7 +505,7 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
             except ConfigError as exc:
                 raise ConfigError(f"{path}: [[task]] {number}: {exc}") from exc
     except ConfigError as exc:
-        print(f"handrail fleet: {exc}", file=sys.stderr)
+        print(visible(f"handrail fleet: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     app = FleetApp(fleet.runs, pool=pool, theme=theme)
     result = app.run()
@@ -512,7 +513,7 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
     for run in app.runs:
         view = run.view
         finished = view.finished
-        print(f"run {run.number}: {run.settings.task}")
+        print(visible(f"run {run.number}: {run.settings.task}"))
         print(
             summary_text(
                 outcome=finished.outcome if finished else (run.problem or "not finished"),

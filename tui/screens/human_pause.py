@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from core.run.events import HumanRequest, HumanResponse
+from core.visible import visible
 from tui.screens.interrupt import InterruptibleModal
 
 KIND_TITLES = {
@@ -81,10 +82,11 @@ class HumanPauseScreen(InterruptibleModal[HumanResponse]):
             yield Static(
                 Content(KIND_TITLES.get(request.kind, KIND_TITLES["other"])), id="human-title"
             )
-            yield Static(Content(request.detail), id="human-detail")
-            page = Content.assemble(("on ", "dim"), request.url)
+            # The detail, URL and title come from the page: shown, never sent as controls.
+            yield Static(Content(visible(request.detail)), id="human-detail")
+            page = Content.assemble(("on ", "dim"), visible(request.url))
             if request.title:
-                page += Content.assemble(("  ", ""), (request.title, "italic"))
+                page += Content.assemble(("  ", ""), (visible(request.title), "italic"))
             yield Static(page, id="human-page")
             if request.headless:
                 yield Static(

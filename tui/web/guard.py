@@ -14,6 +14,8 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from textual_serve.server import Server
 
+from core.visible import visible
+
 COOKIE = "handrail_token"
 TOKEN_PARAM = "token"
 SECURITY_HEADERS = {
@@ -23,6 +25,9 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
 }
+
+SHOWN_CHARS = 200
+"""The most characters of one request field a refusal line shows."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -43,6 +48,21 @@ def allowed_hosts(host: str, port: int, *, loopback: bool) -> frozenset[str] | N
     return frozenset(f"{name}:{port}" for name in names)
 
 
+def refusal_line(request: web.Request, why: str) -> str:
+    """``refused GET /path (origin): why``, for the serve terminal. Any page the person
+    visits can send us a request, and picks its path (``/%1b]52;c;…``) and some headers, so
+    each of those shows its control characters instead of sending them, cannot start a
+    second line, and is cut at :data:`SHOWN_CHARS`. The query is left out: it may hold a token."""
+    method, path = shown(request.method), shown(request.path)
+    origin = shown(request.headers.get("Origin", "no origin"))
+    return f"refused {method} {path} ({origin}): {why}"
+
+
+def shown(value: str) -> str:
+    """``value``, from a request, as part of one printed line."""
+    return visible(value, one_line=True, limit=SHOWN_CHARS)
+
+
 def guard(
     token: str,
     hosts: Callable[[], frozenset[str] | None],
@@ -50,14 +70,14 @@ def guard(
 ) -> Middleware:
     """Middleware admitting only requests that carry ``token``. ``hosts()`` gives the Host
     headers accepted (None: any); a callable because the port is known once bound.
-    ``refused(line)`` hears of each refusal (method, path without query, origin, why)."""
+    ``refused(line)`` hears of each refusal as one line safe to print (see
+    :func:`refusal_line`)."""
     expected = token.encode()
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         def _forbidden(why: str) -> web.Response:
-            origin = request.headers.get("Origin", "no origin")
-            refused(f"refused {request.method} {request.path} ({origin}): {why}")
+            refused(refusal_line(request, why))
             return web.Response(
                 status=403, text=f"handrail serve: {why}\n", headers=SECURITY_HEADERS
             )

@@ -11,7 +11,10 @@ only the person holding the token printed once at start:
   and no referrer is sent;
 - the Host header must be the address we bound (a DNS-rebinding site has another Host), and
   a websocket upgrade or any request with an ``Origin`` must come from that same origin;
-- one browser session at a time: a second tab gets 409 instead of a second run.
+- one browser session at a time: a second tab gets 409 instead of a second run;
+- each refusal is one line on this terminal, and what the request chose (path, method,
+  Origin) shows its control characters there instead of sending them: any page the person
+  visits can make their browser ask for ``http://127.0.0.1:PORT/%1b]52;c;…``.
 
 Binding anything but loopback needs ``--host`` (there is no other way to set it) and
 prints a warning: whoever reaches the port with the URL can approve actions.
@@ -25,6 +28,9 @@ import shlex
 import signal
 import sys
 from collections.abc import Sequence
+from typing import TextIO
+
+from core.visible import visible
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -112,6 +118,12 @@ def bind_warning(host: str) -> str | None:
     )
 
 
+def say(text: str, out: TextIO | None = None) -> None:
+    """Print one message of ``handrail serve`` (stderr unless ``out``), its control characters
+    shown: refusals quote what a web page sent, and errors quote the run's settings."""
+    print(visible(text), file=out or sys.stderr, flush=True)
+
+
 def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``handrail serve``: check the run's settings, then serve until Ctrl-C (exit 130)."""
     import asyncio  # here, not at the top: `handrail --help` builds this parser
@@ -121,18 +133,14 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
     if args.no_tui:
-        print(
-            "handrail serve: --no-tui has no screen to serve; use `handrail run --no-tui`",
-            file=sys.stderr,
-        )
+        say("handrail serve: --no-tui has no screen to serve; use `handrail run --no-tui`")
         return EXIT_USAGE
     try:
         from tui.web.guard import GuardedServer, serve_forever
     except ImportError:
-        print(
+        say(
             "handrail serve: textual-serve is not installed; `pip install textual-serve` "
-            "(scripts/bootstrap.sh installs it)",
-            file=sys.stderr,
+            "(scripts/bootstrap.sh installs it)"
         )
         return EXIT_USAGE
     from core.run.session import ConfigError, prepare
@@ -141,11 +149,11 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     try:
         asyncio.run(prepare(settings))
     except ConfigError as exc:
-        print(f"handrail serve: {exc}", file=sys.stderr)
+        say(f"handrail serve: {exc}")
         return EXIT_USAGE
     warning = bind_warning(args.host)
     if warning is not None:
-        print(f"handrail serve: {warning}", file=sys.stderr)
+        say(f"handrail serve: {warning}")
     command = shlex.join([sys.executable, "-m", "tui.cli.main", "run", *run_argv(argv)])
     token = secrets.token_urlsafe(24)
     server = GuardedServer(
@@ -155,12 +163,12 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         token=token,
         title=f"handrail: {args.task}",
         loopback=is_loopback(args.host),
-        refused=lambda line: print(f"handrail serve: {line}", file=sys.stderr, flush=True),
+        refused=lambda line: say(f"handrail serve: {line}"),
     )
 
     def announce(url: str) -> None:
-        print(f"handrail serve: open {url}", flush=True)
-        print("  (the token in it is the key; Ctrl-C stops serving)", flush=True)
+        say(f"handrail serve: open {url}", sys.stdout)
+        say("  (the token in it is the key; Ctrl-C stops serving)", sys.stdout)
 
     async def main() -> None:
         task = asyncio.current_task()
@@ -173,8 +181,8 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     try:
         asyncio.run(main())
     except OSError as exc:
-        print(f"handrail serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        say(f"handrail serve: cannot listen on {args.host}:{args.port}: {exc}")
         return EXIT_USAGE
     except (KeyboardInterrupt, asyncio.CancelledError):
-        print("handrail serve: stopped", file=sys.stderr)
+        say("handrail serve: stopped")
     return EXIT_INTERRUPTED

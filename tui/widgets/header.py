@@ -1,4 +1,8 @@
-"""The run header: task, model, browser, state, round n of max, elapsed, tokens, following."""
+"""The run header: task, model, browser, state, round n of max, elapsed, tokens, following.
+
+The task, the model's label and a replay's state come from outside (a fleet file, a log from
+elsewhere), so they are drawn with their control characters shown (:func:`core.visible.visible`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from core.visible import visible
 from tui.labels import STATE_LABELS, elapsed_text
 from tui.themes import meaning_variable, outcome_style
 
@@ -53,10 +58,10 @@ class RunHeader(Widget):
         facts = self.facts
         width = max(10, self.size.width - 2)
         task_line = Content.assemble(
-            ("handrail ", "bold $primary"), ("· ", "dim"), facts.task or "—"
+            ("handrail ", "bold $primary"), ("· ", "dim"), visible(facts.task or "—")
         )
         task_line = task_line.truncate(width, ellipsis=True)
-        state = STATE_LABELS.get(facts.state, facts.state)
+        state = visible(STATE_LABELS.get(facts.state, facts.state))
         meaning = facts.state_meaning or _STATE_MEANING.get(facts.state, "")
         state_style = f"bold {outcome_style(meaning)}" if meaning else "bold"
         if meaning == "paused":
@@ -69,9 +74,9 @@ class RunHeader(Widget):
             facts_parts.append(Content(elapsed_text(facts.elapsed_s)))
         facts_parts.append(Content(f"{facts.tokens:,} tokens"))
         if facts.model:
-            facts_parts.append(Content(facts.model))
+            facts_parts.append(Content(visible(facts.model)))
         if facts.browser:
-            facts_parts.append(Content(facts.browser))
+            facts_parts.append(Content(visible(facts.browser)))
         if facts.following is not None:
             facts_parts.append(
                 Content.styled("● following", "$success")

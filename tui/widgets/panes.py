@@ -1,14 +1,18 @@
 """The four panes of the selected round: observation, model output, parsed action, result.
 
 Everything shown here came from a page or a model, so it is rendered as ``Content`` built
-from plain strings: markup in page text (``[/path]``, ``[bold]``) is shown, never parsed.
+from plain strings: markup in page text (``[/path]``, ``[bold]``) is shown, never parsed. And
+``Content`` keeps an ESC, which the terminal would obey (an OSC 52 in a reply writes to the
+clipboard), so every pane shows its control characters instead (:func:`visible_content`).
 The panes sit side by side on a wide terminal, in a 2x2 grid on a medium one, and behind
 tabs (one at a time, keys 1-4) on a narrow one.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, ClassVar
 
 from textual import on
@@ -18,6 +22,7 @@ from textual.content import Content, Span
 from textual.widget import Widget
 from textual.widgets import Static, Tab, Tabs
 
+from core.visible import CONTROL, visible
 from tui.labels import STATE_LABELS
 from tui.rounds import RoundView, pretty, result_summary
 from tui.themes import meaning_variable, outcome_style
@@ -49,6 +54,26 @@ NARROW_COLUMNS = 110
 """Below this many columns the panes go behind tabs, one at a time."""
 
 
+def visible_content(content: Content) -> Content:
+    """``content`` with every terminal control character shown as its stand-in
+    (:func:`core.visible.visible`), each style still on the same characters. The last step
+    before a pane draws a body, whichever screen built it: a reply, a page's digest, a line
+    of a log from elsewhere."""
+    plain = content.plain
+    found = list(CONTROL.finditer(plain))
+    if not found:
+        return content
+    starts = [match.start() for match in found]
+    grown = list(accumulate(len(visible(match.group())) - 1 for match in found))
+
+    def moved(offset: int) -> int:
+        before = bisect_left(starts, offset)
+        return offset + (grown[before - 1] if before else 0)
+
+    spans = [Span(moved(span.start), moved(span.end), span.style) for span in content.spans]
+    return Content(visible(plain), spans, strip_control_codes=False)
+
+
 def dim(text: str) -> Content:
     return Content.styled(text, "dim italic")
 
@@ -58,19 +83,21 @@ def _heading(text: str) -> Content:
 
 
 def json_content(value: Any) -> Content:
-    """``value`` as indented JSON, syntax-coloured."""
+    """``value`` as indented JSON, syntax-coloured, its control characters shown (JSON
+    escapes C0 controls, not C1 or bidi overrides)."""
     # Pygments loads with the first round, not on the way to the first screen.
     from textual.highlight import highlight
 
-    return highlight(pretty(value), language="json")
+    return highlight(visible(pretty(value)), language="json")
 
 
 def digest_content(digest: str | None) -> Content:
-    """The digest verbatim; ``*`` lines (new elements) and ``~`` lines (off-screen) coloured."""
+    """The digest verbatim but for control characters (shown); ``*`` lines (new elements) and
+    ``~`` lines (off-screen) coloured."""
     if digest is None:
         return dim("not observed yet")
     lines: list[Content] = []
-    for line in digest.split("\n"):
+    for line in visible(digest).split("\n"):
         stripped = line.lstrip()
         if stripped.startswith("*["):
             lines.append(Content.styled(line, f"${meaning_variable('new-element')}"))
@@ -272,12 +299,15 @@ class Pane(VerticalScroll):
 
     def show(self, text: PaneText) -> None:
         static, lazy = self.query_one(Static), self.query_one(LazyText)
-        long = len(text.body) > LAZY_CHARS
+        body = visible_content(text.body)
+        long = len(body) > LAZY_CHARS
         # A long text is rendered a screenful at a time; a Static would lay it all out.
-        static.update(Content("") if long else text.body)
-        lazy.show(text.body if long else Content(""))
+        static.update(Content("") if long else body)
+        lazy.show(body if long else Content(""))
         static.display, lazy.display = not long, long
-        self.border_subtitle = Content(text.subtitle).truncate(60, ellipsis=True)
+        self.border_subtitle = Content(visible(text.subtitle, one_line=True)).truncate(
+            60, ellipsis=True
+        )
         self.scroll_home(animate=False)
 
     @property

@@ -1,7 +1,9 @@
 """The round timeline: one row per round, rendered line by line so 10,000 rows cost nothing.
 
 Rows come from a ``TimelineSource`` (a list for a live run, a lazily read log for replay);
-only the visible rows are asked for and rendered, behind a small cache.
+only the visible rows are asked for and rendered, behind a small cache. A row's label names
+what a model chose and a page holds (``click [4] Book now``), so it is drawn with its control
+characters shown (:func:`core.visible.visible`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
 
+from core.visible import visible
 from tui.rounds import MARKS
 from tui.themes import outcome_style
 
@@ -203,6 +206,6 @@ def row_content(row: TimelineRow, width: int) -> Content:
     )
     tail = Content(f" {row.duration}" if row.duration and not narrow else "")
     room = max(1, width - head.cell_length - tail.cell_length)
-    label = Content(row.label.replace("\n", " ")).truncate(room, ellipsis=True)
+    label = Content(visible(row.label.replace("\n", " "))).truncate(room, ellipsis=True)
     label = label.pad_right(room - label.cell_length)
     return head + label + tail.stylize("dim")

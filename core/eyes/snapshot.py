@@ -234,13 +234,20 @@ class Snapshot:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def header(self, tabs: Sequence[str] = ()) -> str:
-        """URL, title, tabs and scroll position, escaped like the digest. ``tabs`` are
-        ready-made descriptions of the open tabs (page strings inside them are escaped here);
-        open dialogs are added by the caller (escape them with :func:`escape_page_text`)."""
-        lines = [f"URL: {escape_page_text(self.url)}", f"Title: {escape_page_text(self.title)}"]
+        """URL, title, tabs and scroll position, escaped like the digest and each cut to its
+        share of :data:`HEADER_CHARS` (a page sets its title and URL: a 2 MB title must not
+        ride along in every request). ``tabs`` are ready-made descriptions of the open tabs
+        (page strings inside them are escaped here); open dialogs and notices are added by the
+        caller, through :func:`header_field`."""
+        lines = [
+            f"URL: {header_field(self.url, URL_CHARS)}",
+            f"Title: {header_field(self.title)}",
+        ]
         if tabs:
             lines.append("Tabs:")
-            lines.extend(f"  {_tab_line(t)}" for t in tabs)
+            lines.extend(f"  {_tab_line(t)}" for t in tabs[:MAX_TABS_SHOWN])
+            if len(tabs) > MAX_TABS_SHOWN:
+                lines.append(f"  … and {len(tabs) - MAX_TABS_SHOWN} more tabs")
         areas = sum(1 for e in self.elements.values() if "scrollable" in e.attrs)
         lines.append(f"Scroll: {describe_scroll(self.scroll, areas)}")
         return "\n".join(lines)
@@ -259,6 +266,40 @@ class Probe:
     world: int
     """Changes when our world was recreated (a new document): counters are then not
     comparable."""
+
+
+# -- the header's budget -----------------------------------------------------------------------
+
+HEADER_CHARS = 4_000
+"""What the observation's header (URL, title, tabs, dialog, notices) may take. The digest is
+cut to ``max_chars`` less this, so the whole observation stays within ``max_chars``."""
+FIELD_CHARS = 300
+"""A title, a tab, a dialog's text or a notice, at most."""
+URL_CHARS = 1_000
+MAX_TABS_SHOWN = 8
+
+
+def header_field(text: str, limit: int = FIELD_CHARS) -> str:
+    """A page-controlled header field, escaped (:func:`escape_page_text`) and cut to
+    ``limit`` characters, saying how many were left out."""
+    safe = escape_page_text(text)
+    if len(safe) <= limit:
+        return safe
+    return f"{safe[:limit]}… [{len(safe) - limit:,} more characters]"
+
+
+def fit_header(lines: Sequence[str], limit: int = HEADER_CHARS) -> list[str]:
+    """``lines`` as far as they fit in ``limit`` characters (the URL and title first, as the
+    caller orders them), then one line saying how many were left out."""
+    kept: list[str] = []
+    used = 0
+    for k, line in enumerate(lines):
+        if used + len(line) + 1 > limit:
+            kept.append(f"[… {len(lines) - k} more header lines left out to fit]")
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
 
 
 # -- escaping (the Python twin of esc() in core/eyes/text.js) ---------------------------------
@@ -291,9 +332,9 @@ def _tab_line(description: str) -> str:
     the rest is page text and is escaped."""
     match = _TAB_NUMBER.match(description)
     if match is None:
-        return escape_page_text(description)
+        return header_field(description)
     number, current, rest = match.groups()
-    return f"tab {number}{' (current)' if current else ''}: {escape_page_text(rest)}"
+    return f"tab {number}{' (current)' if current else ''}: {header_field(rest)}"
 
 
 _TAB_NUMBER = re.compile(r"^\[(\d+)\]\s*(\*\s*)?(.*)$", re.DOTALL)

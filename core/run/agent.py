@@ -25,7 +25,16 @@ from core.actions import NO_TOOL_CALL_REMINDER, Action, ParsedReply, parse_reply
 from core.audit.records import ApprovalRecord, ScreenshotRef
 from core.browser.errors import BrowserError
 from core.cdp import CDPError
-from core.eyes.snapshot import Snapshot, SnapshotOptions, escape_page_text
+from core.eyes.snapshot import (
+    FIELD_CHARS,
+    HEADER_CHARS,
+    MAX_TABS_SHOWN,
+    URL_CHARS,
+    Snapshot,
+    SnapshotOptions,
+    fit_header,
+    header_field,
+)
 from core.guard.allowlist import DomainGuard
 from core.guard.policy import (
     Finding,
@@ -74,6 +83,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("handrail.agent")
 
 MAX_CONSECUTIVE_FAILURES = 5
+MAX_NOTICES = 10
+"""Notices a tool result lists (a dialog storm or a download storm could make thousands)."""
 SAME_FAILURE_WARNING = 3
 
 
@@ -306,13 +317,17 @@ class Agent:
             snapshot, observation = await self._observe(n)
         return snapshot, observation
 
-    def _snapshot_options(self) -> SnapshotOptions | None:
-        """The eyes' options for this run: with an allowlist, a frame that did not load and
-        whose host the run may not visit is listed as blocked (and may call for a hand-over)."""
+    def _snapshot_options(self) -> SnapshotOptions:
+        """The eyes' options for this run: the digest leaves room for the header within the
+        observation's cap; with an allowlist, a frame that did not load and whose host the run
+        may not visit is listed as blocked (and may call for a hand-over)."""
+        room = SnapshotOptions().max_chars - HEADER_CHARS
         patterns = self.gate.allow_domains
         if not patterns:
-            return None
-        return SnapshotOptions(url_allowed=lambda url: host_allowed(host_of(url), patterns))
+            return SnapshotOptions(max_chars=room)
+        return SnapshotOptions(
+            max_chars=room, url_allowed=lambda url: host_allowed(host_of(url), patterns)
+        )
 
     async def _observe(self, n: int) -> tuple[Snapshot, str]:
         started = time.monotonic()
@@ -321,22 +336,22 @@ class Agent:
             notices = [*notices, *self.guard.drain()]
         self.gate.note_visit(snapshot.url)
         tabs = [self.secrets.mask_for_model(t) for t in self.page.tab_descriptions()]
-        lines = [snapshot.header(tabs)]
+        lines = snapshot.header(tabs).splitlines()
         dialog = self.page.open_dialog
         if dialog is not None:
-            lines.append(f"Open dialog: {dialog.type}: {escape_page_text(dialog.message)}")
-        lines += [f"Notice: {escape_page_text(notice)}" for notice in notices]
-        observation = wrap(lines, snapshot.text)
+            lines.append(f"Open dialog: {dialog.type}: {header_field(dialog.message)}")
+        lines += [f"Notice: {header_field(notice)}" for notice in notices]
+        observation = wrap(fit_header(lines), snapshot.text)
         observation = self.secrets.mask_for_model(observation)
         shot = await self._round_shot(n, snapshot)
         await self._mark(lambda badge: badge.driving())
         self.emit(
             Observed(
                 round=n,
-                url=self.secrets.mask_for_model(snapshot.url),
-                title=self.secrets.mask_for_model(snapshot.title),
+                url=_cut(self.secrets.mask_for_model(snapshot.url), URL_CHARS),
+                title=_cut(self.secrets.mask_for_model(snapshot.title), FIELD_CHARS),
                 digest=observation,
-                tabs=tuple(tabs),
+                tabs=tuple(_cut(t, FIELD_CHARS) for t in tabs[:MAX_TABS_SHOWN]),
                 duration_ms=(time.monotonic() - started) * 1000,
                 hidden_instructions=snapshot.hidden_instruction_fragments,
                 screenshot=shot,
@@ -489,15 +504,26 @@ def format_result(result: ActionResult, *, vision: bool) -> str:
     if c.new_elements:
         changed.append(f"{c.new_elements} new interactive elements (marked * below)")
     if c.dialog:
-        changed.append(f"dialog: {c.dialog}")
+        changed.append(f"dialog: {_cut(c.dialog, FIELD_CHARS)}")
     if changed:
         lines.append("Changed: " + ", ".join(changed))
-    lines += [f"Notice: {n}" for n in result.notices]
+    # A page names its downloads and writes its dialogs: each notice is cut to its share.
+    lines += [f"Notice: {_cut(n, FIELD_CHARS)}" for n in result.notices[:MAX_NOTICES]]
+    if len(result.notices) > MAX_NOTICES:
+        lines.append(f"Notice: … and {len(result.notices) - MAX_NOTICES} more notices")
     if result.screenshot and not vision:
         lines.append(
             f"Screenshot saved to {result.screenshot}. This model cannot see images: rely on the page digest."
         )
     return "\n".join(lines)
+
+
+def _cut(text: str, limit: int) -> str:
+    """A page-set string for an event (the log, the screens): at most ``limit`` characters
+    and a note of how many more there were (the digest's header cuts its own copy)."""
+    return (
+        text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit:,} more characters]"
+    )
 
 
 def _rerun_of(model: Model) -> RerunOf | None:

@@ -2,11 +2,13 @@
 
 A secret is given on the command line as ``--secret NAME=ENVVAR`` (the value is read from
 the environment, never from the command line, so it stays out of shell history and ``ps``),
-optionally scoped to hosts with ``--secret NAME=ENVVAR@shop.example,*.shop.example``, or in
-a secrets file (see :meth:`Secrets.from_specs`).
+optionally scoped with ``--secret NAME=ENVVAR@shop.example,*.shop.example`` (hosts, any
+port and scheme) or ``@https://shop.example,127.0.0.1:8080`` (that scheme, that port: a
+scope is an origin, and what it names it restricts), or in a secrets file (see
+:meth:`Secrets.from_specs`).
 
-The model only ever sees ``<secret:NAME>``. The hands call :meth:`Secrets.substitute` at the
-last moment, with the host of the page they are about to type into; everything that leaves
+The model only ever sees ``<secret:NAME>``. The gate calls :meth:`Secrets.substitute` at the
+last moment, with the URL of the document (the frame) that holds the field; everything that leaves
 the process (model requests, the audit log, the operational log, result messages, file
 names) goes through :meth:`Secrets.scrub` or :meth:`Secrets.mask_for_model` first.
 
@@ -64,36 +66,123 @@ class SecretsError(ValueError):
 
 
 class SecretScopeError(SecretsError):
-    """A secret was about to be used on a host outside its configured domains."""
+    """A secret was about to be typed outside its scopes (another host, port or scheme)."""
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where text is typed, or where a secret may be: scheme, host and port. ``scheme`` and
+    ``port`` are None when the text they were read from did not say (a bare host)."""
+
+    scheme: str | None
+    host: str
+    port: int | None
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        where = f"{host}:{self.port}" if self.port is not None else host
+        if self.scheme is None:
+            return where
+        if self.port == _DEFAULT_PORTS.get(self.scheme):
+            where = host
+        return f"{self.scheme}://{where}"
+
+
+def parse_origin(text: str) -> Origin:
+    """The origin ``text`` names: a URL, ``host:port``, ``[v6]:port`` or a bare host.
+
+    The netloc is read by :func:`urllib.parse.urlsplit` in every form, so userinfo
+    (``a.example:1@b.example:2``) never passes for the host; a URL without an explicit
+    port gets its scheme's (https 443, http 80). Raises ValueError for a port that is not
+    a number in range."""
+    raw = text.strip()
+    parts = urlsplit(raw if "://" in raw else "//" + raw)
+    scheme = parts.scheme.lower() or None
+    port = parts.port
+    if port is None and scheme is not None:
+        port = _DEFAULT_PORTS.get(scheme)
+    return Origin(scheme, (parts.hostname or "").rstrip(".").lower(), port)
+
+
+def parse_scope(pattern: str) -> Origin:
+    """A secret's scope as the person wrote it: ``shop.example``, ``*.shop.example``,
+    ``127.0.0.1:8080``, ``https://shop.example``, ``http://[::1]:8080``. What it leaves out
+    (the scheme, the port) it does not restrict. Raises :class:`SecretsError` for a scope
+    that is not an origin (a path, userinfo, an empty host, a bad port)."""
+    text = pattern.strip()
+    try:
+        scope = parse_origin(text)
+        parts = urlsplit(text if "://" in text else "//" + text)
+    except ValueError:
+        raise SecretsError(f"secret scope {pattern!r}: the port must be a number") from None
+    if not scope.host or "@" in parts.netloc or parts.path not in ("", "/") or parts.query:
+        raise SecretsError(
+            f"secret scope {pattern!r} is not an origin: write host, *.host, host:port "
+            "or scheme://host[:port]"
+        )
+    return scope
+
+
+def _matches(scope: Origin, target: Origin) -> bool:
+    """A target whose scheme or port is unknown never matches a scope that names one."""
+    if scope.scheme is not None and scope.scheme != target.scheme:
+        return False
+    if scope.port is not None and scope.port != target.port:
+        return False
+    return bool(target.host) and fnmatch.fnmatchcase(target.host, scope.host)
 
 
 @dataclass(frozen=True)
 class Secret:
-    """One secret. ``domains`` are glob host patterns (``shop.example``, ``*.shop.example``);
-    empty means any domain. ``value`` is kept out of ``repr``."""
+    """One secret. ``domains`` are its scopes (see :func:`parse_scope`): glob host patterns
+    (``shop.example``, ``*.shop.example``), optionally with a port or a scheme; empty means
+    any origin. ``value`` is kept out of ``repr``."""
 
     name: str
     value: str = field(repr=False)
     domains: tuple[str, ...] = ()
+    _scopes: tuple[Origin, ...] = field(init=False, repr=False, compare=False, default=())
 
-    def allows(self, host: str) -> bool:
-        """Whether the secret may be used on ``host`` (a host name, ``host:port`` or URL)."""
-        if not self.domains:
+    def __post_init__(self) -> None:
+        # Parsed once, here: a scope that is not an origin fails at start-up, not at typing.
+        try:
+            scopes = tuple(parse_scope(p) for p in self.domains)
+        except SecretsError as e:
+            raise SecretsError(f"secret {self.name}: {e}") from None
+        object.__setattr__(self, "_scopes", scopes)
+
+    def allows(self, where: str) -> bool:
+        """Whether the secret may be typed at ``where``: a URL (best: the URL of the
+        document that holds the field), ``host:port`` or a bare host. A bare host has no
+        port or scheme, so it only passes scopes that name neither."""
+        if not self._scopes:
             return True
-        h = normalize_host(host)
-        return any(fnmatch.fnmatchcase(h, normalize_host(p)) for p in self.domains)
+        try:
+            target = parse_origin(where)
+        except ValueError:
+            return False
+        return any(_matches(scope, target) for scope in self._scopes)
 
 
 def normalize_host(host: str) -> str:
     """Lower-case host without port or trailing dot; accepts a bare host, ``host:port`` or a URL."""
-    text = host.strip()
-    if "://" in text:
-        text = urlsplit(text).hostname or ""
-    elif text.startswith("[") and "]" in text:  # [::1]:8080
-        text = text[1 : text.index("]")]
-    elif text.count(":") == 1:
-        text = text.split(":", 1)[0]
-    return text.rstrip(".").lower()
+    try:
+        return parse_origin(host).host
+    except ValueError:
+        return ""
+
+
+def _shown_origin(where: str) -> str:
+    if not where:
+        return "a document the latest digest does not list"
+    try:
+        origin = parse_origin(where)
+    except ValueError:
+        return repr(where)
+    return str(origin) if origin.host else repr(where)
 
 
 def only_placeholders(text: str) -> bool:
@@ -235,14 +324,16 @@ class Secrets:
     ) -> Secrets:
         """Build the secrets from ``--secret`` specs and an optional secrets file.
 
-        A spec is ``NAME=ENVVAR`` or ``NAME=ENVVAR@host1,*.host2``: the value is read from the
-        environment variable ``ENVVAR``; the optional host list limits where it may be typed.
+        A spec is ``NAME=ENVVAR`` or ``NAME=ENVVAR@scope1,scope2``: the value is read from the
+        environment variable ``ENVVAR``; the optional scopes (:func:`parse_scope`: ``host``,
+        ``*.host``, ``host:port``, ``https://host``) limit where it may be typed.
 
         The secrets file is TOML::
 
             [secrets.SHOP_PASSWORD]
             env = "SHOP_PASSWORD"            # read the value from this environment variable
-            domains = ["shop.example", "*.shop.example"]   # optional; omitted = any domain
+            domains = ["shop.example", "*.shop.example"]   # optional; omitted = anywhere
+            # or origins: ["https://shop.example", "127.0.0.1:8080"] (that scheme, that port)
 
             [secrets.SHOP_USER]
             value = "alice@example.org"      # or give the value inline (keep the file private)
@@ -275,12 +366,13 @@ class Secrets:
     def contains_placeholder(self, text: str) -> bool:
         return PLACEHOLDER_RE.search(text) is not None
 
-    def substitute(self, text: str, host: str) -> str:
-        """Replace every ``<secret:NAME>`` in ``text`` by its value, for typing on ``host``.
+    def substitute(self, text: str, where: str) -> str:
+        """Replace every ``<secret:NAME>`` in ``text`` by its value, for typing at ``where``
+        (see :meth:`Secret.allows`: the URL of the document holding the field).
 
         All placeholders are checked before any is replaced. Raises :class:`SecretScopeError`
-        when a secret is not allowed on ``host`` and :class:`SecretsError` for an unknown name;
-        the messages name the secret and host, never the value.
+        when a secret is not allowed there and :class:`SecretsError` for an unknown name;
+        the messages name the secret and the origin, never the value.
         """
         for m in PLACEHOLDER_RE.finditer(text):
             name = m.group(1)
@@ -291,10 +383,10 @@ class Secrets:
                     f"<secret:{name}> is not a configured secret (configured: {known}). "
                     "Use one of those placeholders, or ask the person with ask_human."
                 )
-            if not secret.allows(host):
+            if not secret.allows(where):
                 raise SecretScopeError(
                     f"<secret:{name}> may only be used on {', '.join(secret.domains)}; "
-                    f"this page is on {normalize_host(host) or host!r}, so it was not typed. "
+                    f"this field is on {_shown_origin(where)}, so it was not typed. "
                     "Navigate to an allowed site first, or ask the person with ask_human."
                 )
 

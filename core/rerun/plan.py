@@ -184,7 +184,7 @@ class RecordedPlan:
                     f"it typed <secret:{name}>, and no secret {name} is configured now; "
                     f"pass --secret {name}=ENVVAR"
                 )
-            if not secret.allows(host):
+            if not secret.allows(live_url):  # an origin: a scope may name a port or scheme
                 return f"<secret:{name}> may not be used on {host or live_url!r} (its domains: {', '.join(secret.domains)})"
         return None
 

@@ -140,7 +140,7 @@ class Checkpoint:
                         self._withhold(asked, action)
                     return ActionResult.failure(assessment.refused), approval, started
             try:
-                dispatched = self._with_secrets(action, snapshot.url)
+                dispatched = self._with_secrets(action, snapshot)
             except SecretsError as exc:
                 return ActionResult.failure(str(exc)), approval, started
             self._emit(
@@ -267,7 +267,10 @@ class Checkpoint:
                 if isinstance(value, str):
                     self.secrets.withhold(value)
 
-    def _with_secrets(self, action: Action, url: str) -> Action:
+    def _with_secrets(self, action: Action, snapshot: Snapshot) -> Action:
+        """The action with its ``<secret:NAME>`` put in, checked against the origin of the
+        document that holds the field (:func:`field_document`), not the top page's: a frame
+        from another site inside an allowed page must not receive the value."""
         text = action.params.get("text")
         if (
             action.name != "type"
@@ -275,9 +278,11 @@ class Checkpoint:
             or not self.secrets.contains_placeholder(text)
         ):
             return action
-        host = urlsplit(url).hostname or ""
+        # An index the digest does not list has no known document: no scope passes there.
+        element = target_of(action, snapshot)
+        where = field_document(element, snapshot.url) if element is not None else ""
         return replace(
-            action, params={**action.params, "text": self.secrets.substitute(text, host)}
+            action, params={**action.params, "text": self.secrets.substitute(text, where)}
         )
 
     def _expectation(self, action: Action, snapshot: Snapshot) -> TargetExpectation | None:
@@ -434,6 +439,22 @@ def withheld(
     if text is None:
         return tuple(subject)
     return tuple(replace_texts(list(subject), {text: withheld_mark(text)}))
+
+
+def field_document(element: ElementInfo, page_url: str) -> str:
+    """The URL whose origin a secret's scope is checked against, for typing into ``element``.
+
+    The innermost document holding the element decides (:attr:`ElementInfo.frame`). A
+    document without a host of its own (``about:srcdoc``, ``about:blank``, ``data:``...)
+    inherits its creator's origin, which the digest only knows for sure in the top page's
+    own tree: our world there reads only frames of the top page's origin, so the top
+    page's URL stands for it. Inside a cross-origin frame such a document gets its
+    URL as it is, which names no host and so passes no scope (fail closed)."""
+    if not element.frame:
+        return page_url
+    if urlsplit(element.frame).hostname or element.frame_key is not None:
+        return element.frame
+    return page_url
 
 
 def target_of(action: Action, snapshot: Snapshot) -> ElementInfo | None:

@@ -13,7 +13,7 @@ import json
 import shutil
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -556,9 +556,14 @@ class PoolRun:
 
     # -- the end -----------------------------------------------------------------------
 
-    async def end(self, browser: Browser | None) -> list[int]:
+    async def end(
+        self, browser: Browser | None, *, scrub: Callable[[str], str] | None = None
+    ) -> list[int]:
         """The run ended: its slots become ``completed`` with their pages as they are.
-        Records each page's URL, title and visited sites first (best effort)."""
+        Records each page's URL, title and visited sites first (best effort), through
+        ``scrub`` (the run's secrets redacted: a secret typed into a GET form is in the
+        URL, and the database and ``pool status`` must not keep it)."""
+        keep = scrub or (lambda text: text)
         if browser is not None:
             for tab in list(browser.tabs.values()):
                 slot = self.slot_of.get(tab.target_id)
@@ -572,7 +577,7 @@ class PoolRun:
                         for e in history.get("entries", [])
                         if (o := origin_of(str(e.get("url", ""))))
                     ]
-                self.state.note_page(slot, tab.url, tab.title, origins)
+                self.state.note_page(slot, keep(tab.url), keep(tab.title), origins)
         done = self.state.finish(self.run_id)
         self.state.close()
         return done

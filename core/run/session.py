@@ -476,8 +476,9 @@ async def run_session(
         _flush_audit(recorder)
         writer.close()
         if lease is not None:
-            # The slots become completed with their pages as the run left them.
-            await _end_lease(lease, browser)
+            # The slots become completed with their pages as the run left them; the URL a
+            # secret was typed into (a GET form) is kept with the secret redacted.
+            await _end_lease(lease, browser, scrub=prepared.secrets.scrub)
         phase("closing Chrome…" if browser.kind == "launch" else "leaving the browser…")
         with contextlib.suppress(Exception):
             await browser.close()
@@ -584,11 +585,13 @@ def _abandon(writer: AuditWriter, run_dir: Path | None) -> None:
                 os.rmdir(folder)
 
 
-async def _end_lease(lease: PoolRun, browser: Browser | None) -> None:
+async def _end_lease(
+    lease: PoolRun, browser: Browser | None, *, scrub: Callable[[str], str] | None = None
+) -> None:
     """Mark the run's pool slots completed. A failure is said, never swallowed: a slot
     left ``running`` is freed only once this process has ended."""
     try:
-        await lease.end(browser)
+        await lease.end(browser, scrub=scrub)
     except Exception as exc:
         log.error("pool.release_failed", pool=lease.name, error=str(exc))
         print(

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Locator, Page, async_playwright
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from core.browser.find import find_chrome
 from core.demo import DEMO_TASK, DemoSite, start_demo_site
@@ -220,7 +220,9 @@ async def test_autocomplete_suggests_stations_and_a_click_fills_the_field(
     await page.goto(demo_site.url)
     await page.get_by_role("combobox", name="From").press_sequentially("lyon")
     options = page.get_by_role("listbox", name="From suggestions").get_by_role("option")
-    await options.first.wait_for()
+    # The list follows every key: wait for the one the whole word gives (an earlier key's
+    # suggestions, "l" alone, may still be showing on a busy machine).
+    await expect(options.first).to_have_text("Lyon Part-Dieu")
     names = await options.all_inner_texts()
     assert names[:3] == ["Lyon Part-Dieu", "Lyon Perrache", "Lyon Saint-Exupéry TGV"]
     await page.get_by_role("option", name="Lyon Perrache").click()

@@ -199,11 +199,16 @@ class ScreenshotRef:
     file: str | None = None
     sha256: str | None = None
     missing: str | None = None
+    masked: int = 0
+    """Boxes covering a secret in the picture: it is not the page as it was (0: none)."""
 
     def to_json(self) -> dict[str, Any]:
         if self.file is None:
             return {"missing": self.missing or "no screenshot"}
-        return {"file": self.file, "sha256": self.sha256}
+        out: dict[str, Any] = {"file": self.file, "sha256": self.sha256}
+        if self.masked:
+            out["masked"] = self.masked
+        return out
 
     @classmethod
     def from_json(cls, value: object) -> ScreenshotRef | None:
@@ -211,7 +216,9 @@ class ScreenshotRef:
             return None
         file, digest, missing = value.get("file"), value.get("sha256"), value.get("missing")
         if isinstance(file, str) and file:
-            return cls(file, digest if isinstance(digest, str) else None)
+            masked = value.get("masked")
+            count = masked if isinstance(masked, int) and not isinstance(masked, bool) else 0
+            return cls(file, digest if isinstance(digest, str) else None, masked=max(0, count))
         return cls(missing=missing if isinstance(missing, str) else "no screenshot")
 
 

@@ -24,8 +24,13 @@ async def screenshot(ctx: Ctx, *, with_base64: bool) -> ActionResult:
     ctx.hands.screens += 1
     path = folder / f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}-{ctx.hands.screens:03d}.png"
     path.write_bytes(data)
-    return ActionResult.success(
-        f"saved a screenshot of the viewport to {path}",
-        screenshot=str(path),
-        data={"base64": shot["data"]} if with_base64 else None,
-    )
+    masked = int(shot.get("masked") or 0)
+    message = f"saved a screenshot of the viewport to {path}"
+    if masked:
+        # The model (and the log) must know the picture is not the page as it is.
+        message += f"; {masked} place{'s' if masked != 1 else ''} where a secret showed "
+        message += f"{'are' if masked != 1 else 'is'} covered by a box in the image"
+    facts: dict[str, object] = {"masked": masked} if masked else {}
+    if with_base64:
+        facts["base64"] = shot["data"]
+    return ActionResult.success(message, screenshot=str(path), data=facts or None)

@@ -336,7 +336,8 @@ class Page:
         )
 
     async def screenshot_base64(self) -> ActionResult:
-        """As :meth:`screenshot`, with ``data == {"base64": ...}`` for vision models."""
+        """As :meth:`screenshot`, with ``data["base64"]`` for vision models (and
+        ``data["masked"]``, the boxes covering secrets, when there are any)."""
         return await run_action(
             self._hands, "screenshot", lambda ctx: capture.screenshot(ctx, with_base64=True)
         )

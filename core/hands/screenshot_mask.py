@@ -96,8 +96,10 @@ async def capture_masked(
     pixels from the document's origin, with ``scale``; ``format``; ``quality``); the mask
     is the same as for the whole viewport.
 
-    Returns the CDP result (``{"data": base64 PNG}``). Raises :class:`ScreenshotRefused`
-    with a message for the model, and CDP/world errors as the hands' other calls do.
+    Returns the CDP result (``{"data": base64 PNG}``) and ``masked``: how many boxes cover
+    a secret in the image (0: none showed), so the model and the log can say the picture was
+    masked. Raises :class:`ScreenshotRefused` with a message for the model, and CDP/world
+    errors as the hands' other calls do.
     """
     async with badge.hidden(browser, tab):
         return await _capture(browser, tab, timeout=timeout, options=options)
@@ -107,7 +109,7 @@ async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON 
     capture: JSON = {"format": "png", **(options or {})}
     secrets = _registry.get(browser)
     if not secrets:
-        return await tab.send("Page.captureScreenshot", capture, timeout=timeout)
+        return {**await tab.send("Page.captureScreenshot", capture, timeout=timeout), "masked": 0}
     # The page's own scripts must not move, hide or restyle anything from the moment we
     # read the page until the boxes are gone; its CSS animations are held still too.
     await tab.send("Emulation.setScriptExecutionDisabled", {"value": True}, timeout=timeout)
@@ -125,7 +127,8 @@ async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON 
             )
         spans = _spans(secrets, found["items"]) + [[g, 0, 0] for g in found["graphics"]]
         if not spans:
-            return await tab.send("Page.captureScreenshot", capture, timeout=timeout)
+            shot = await tab.send("Page.captureScreenshot", capture, timeout=timeout)
+            return {**shot, "masked": 0}
         await _mask(tab, "cover", spans, timeout=timeout)
         try:
             if not await _mask(tab, "verify", timeout=timeout):
@@ -145,7 +148,7 @@ async def _capture(browser: Browser, tab: Tab, *, timeout: float, options: JSON 
                 raise _moved()
         finally:
             await _mask(tab, "uncover", timeout=timeout)
-        return shot
+        return {**shot, "masked": len(spans)}  # one [id, start, end] per box drawn
     finally:
         with contextlib.suppress(CDPError):  # a closed tab has no scripts to resume
             await tab.send("Animation.setPlaybackRate", {"playbackRate": 1})

@@ -67,12 +67,14 @@ class RoundShots:
                 "scale": min(1.0, MAX_WIDTH / width) if width > 0 else 1.0,
             }
             data = b""
+            masked = 0
             for quality in QUALITIES:
                 options: JSON = {"format": "jpeg", "quality": quality, "clip": clip}
                 shot = await capture_masked(
                     self.browser, tab, timeout=self.timeout, options=options
                 )
                 data = base64.b64decode(shot["data"])
+                masked = int(shot.get("masked") or 0)
                 if len(data) <= MAX_BYTES:
                     break
             else:
@@ -83,9 +85,9 @@ class RoundShots:
             return ScreenshotRef(missing=f"no screenshot: {exc}")
         except (CDPError, BrowserError, TimeoutError, KeyError) as exc:
             return ScreenshotRef(missing=f"no screenshot: the page did not answer ({exc})")
-        return self.keep(round, data)
+        return self.keep(round, data, masked=masked)
 
-    def keep(self, round: int, data: bytes) -> ScreenshotRef:
+    def keep(self, round: int, data: bytes, *, masked: int = 0) -> ScreenshotRef:
         """Write round ``round``'s picture ``data`` as ``rounds/round-NNN.jpg``, a new file.
 
         Never follows a link at the run folder, ``rounds/`` or the file, and never writes
@@ -104,6 +106,7 @@ class RoundShots:
         return ScreenshotRef(
             file=(self.folder / name).relative_to(self.base).as_posix(),
             sha256=hashlib.sha256(data).hexdigest(),
+            masked=masked,
         )
 
     def _write(self, name: str, data: bytes) -> None:

@@ -6,6 +6,7 @@ import base64
 import struct
 import zlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -193,3 +194,22 @@ async def test_a_page_whose_css_answers_the_mask_with_a_secret_is_refused(
     assert (
         await page_eval(tab, "getComputedStyle(document.querySelector('#later')).display") == "none"
     )
+
+
+async def test_the_screenshot_action_tells_the_model_the_image_is_masked(
+    masking: Browser, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    from core.hands import Page
+
+    page = Page(masking, screenshots_dir=tmp_path)
+    try:
+        assert (await page.navigate(site.url(f"/guard/shown.html?t={CANARY}"))).ok
+        result = await page.screenshot()
+        assert result.ok, result.message
+        assert "2 places where a secret showed are covered by a box" in result.message
+        assert result.data == {"masked": 2}
+        assert (await page.navigate(site.url("/guard/shown.html?t=plain"))).ok
+        plain = await page.screenshot()
+        assert "covered" not in plain.message and plain.data is None
+    finally:
+        page.close()

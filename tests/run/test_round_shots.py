@@ -172,3 +172,22 @@ async def test_no_picture_is_kept_while_a_password_field_is_on_screen(
     (first,) = round_records(tmp_path)
     assert first["screenshot"] == {"missing": SENSITIVE_ON_SCREEN}
     assert not list((tmp_path / "logs").rglob("*.jpg"))
+
+
+async def test_a_masked_round_picture_says_how_many_boxes_cover_secrets(
+    masking: Browser, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    await load(tab, site.url(f"/guard/shown.html?t={CANARY}"))
+    ref = await RoundShots(masking, tmp_path / "run.jsonl").take(1)
+    assert ref.masked == 2  # the split text and the field's value
+    assert ref.to_json()["masked"] == 2  # the round record says so to the auditor
+    assert ScreenshotRef.from_json(ref.to_json()) == ref
+
+
+async def test_an_unmasked_round_picture_says_nothing_of_masks(
+    masking: Browser, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    await load(tab, site.url("/guard/shown.html?t=nothing-secret"))
+    ref = await RoundShots(masking, tmp_path / "run.jsonl").take(1)
+    assert ref.file is not None and ref.masked == 0
+    assert "masked" not in ref.to_json()

@@ -3,6 +3,14 @@
 from core.hands.dialogs import DialogDecider, DialogInfo, DialogType
 from core.hands.expect import TargetExpectation
 from core.hands.facade import Page
-from core.hands.tab_watch import STATE_KEY
+from core.hands.tab_watch import STATE_KEY, AuthChallenge
 
-__all__ = ["STATE_KEY", "DialogDecider", "DialogInfo", "DialogType", "Page", "TargetExpectation"]
+__all__ = [
+    "STATE_KEY",
+    "AuthChallenge",
+    "DialogDecider",
+    "DialogInfo",
+    "DialogType",
+    "Page",
+    "TargetExpectation",
+]

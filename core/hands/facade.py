@@ -51,7 +51,7 @@ from core.hands.dialogs import DialogDecider, DialogInfo, Dialogs
 from core.hands.downloads import Downloads
 from core.hands.expect import TargetExpectation
 from core.hands.runner import active_tab, run_action
-from core.hands.tab_watch import TabWatcher
+from core.hands.tab_watch import STATE_KEY, AuthChallenge, TabWatch, TabWatcher
 from core.keys import KeySpecError, parse_keys
 from core.result import ActionResult, first_line
 
@@ -103,6 +103,16 @@ class Page:
     @dialog_decider.setter
     def dialog_decider(self, decider: DialogDecider | None) -> None:
         self._hands.dialogs.decider = decider
+
+    def take_auth_challenge(self) -> AuthChallenge | None:
+        """The HTTP authentication challenge the current tab met since the last call, if any
+        (once: a hand-over answers it)."""
+        tab = self.browser.current
+        watch = tab.state.get(STATE_KEY) if tab is not None else None
+        if not isinstance(watch, TabWatch) or watch.auth is None:
+            return None
+        challenge, watch.auth = watch.auth, None
+        return challenge
 
     @property
     def open_dialog(self) -> DialogInfo | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from core.hands.downloads import Downloads
 from core.hands.messages import clip
 
 STATE_KEY = "page"
+_REALM = re.compile(r'realm\s*=\s*"([^"]*)"', re.IGNORECASE)
 
 NavigationEnd = Literal["loaded", "same_document", "stopped", "not_started", "timeout"]
 # Requests that never finish by design must not hold "network quiet" hostage.
@@ -33,6 +35,38 @@ class Marks:
     stopped: int
     commits: int
     same_doc: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuthChallenge:
+    """A site that answered the tab's document with an HTTP authentication challenge (401,
+    or 407 from a proxy). Chrome shows no page for it (a blank chrome-error:// one, headless),
+    so it is a hand-over: the person signs in, handrail never asks for the credentials."""
+
+    url: str
+    status: int
+    scheme: str
+    """``Basic``, ``Digest``, ``NTLM``...: the challenge's first word, as the server sent it."""
+    realm: str
+    """The realm the server named (its own words: page text), or ``""``."""
+
+
+def auth_challenge(response: JSON) -> AuthChallenge | None:
+    """The challenge in a CDP ``Network.Response``, if it is one."""
+    status = int(response.get("status", 0))
+    if status not in (401, 407):
+        return None
+    headers = {str(k).lower(): str(v) for k, v in (response.get("headers") or {}).items()}
+    header = headers.get("www-authenticate" if status == 401 else "proxy-authenticate", "")
+    if not header.strip():
+        return None
+    found = _REALM.search(header)
+    return AuthChallenge(
+        url=str(response.get("url", "")),
+        status=status,
+        scheme=header.strip().split()[0],
+        realm=found.group(1) if found else "",
+    )
 
 
 @dataclass
@@ -62,6 +96,8 @@ class TabWatch:
     url: str | None = None
     title: str | None = None
     """The latest URL and title read from the page (Chrome's target info lags behind)."""
+    auth: AuthChallenge | None = None
+    """The authentication challenge the tab's last document met, until it is handed over."""
 
     def marks(self) -> Marks:
         return Marks(self.requested, self.started, self.stopped, self.commits, self.same_doc)
@@ -233,6 +269,7 @@ class TabWatcher:
         def response(p: JSON) -> None:
             if p.get("type") == "Document" and p.get("frameId") == main and p.get("loaderId"):
                 watch.doc_status[p["loaderId"]] = int(p.get("response", {}).get("status", 0))
+                watch.auth = auth_challenge(p.get("response") or {}) or watch.auth
 
         def lifecycle(p: JSON) -> None:
             if p.get("frameId") != main:

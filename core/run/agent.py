@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import structlog
 
@@ -44,7 +45,7 @@ from core.guard.policy import (
     host_allowed,
     host_of,
 )
-from core.hands import Page
+from core.hands import AuthChallenge, Page
 from core.hands.badge import Badge
 from core.model.base import Model, ModelError
 from core.model.conversation import Context, ToolOutcome, Turn
@@ -301,8 +302,10 @@ class Agent:
         snapshot, observation = await self._observe(n)
         for _ in range(10):
             checkpoint = self.checkpoint
-            finding = checkpoint.dialog_finding or detect_handover(
-                snapshot, checkpoint.acknowledged
+            finding = (
+                checkpoint.dialog_finding
+                or _auth_finding(self.page.take_auth_challenge())
+                or detect_handover(snapshot, checkpoint.acknowledged)
             )
             checkpoint.dialog_finding = None
             if finding is None:
@@ -516,6 +519,24 @@ def format_result(result: ActionResult, *, vision: bool) -> str:
             f"Screenshot saved to {result.screenshot}. This model cannot see images: rely on the page digest."
         )
     return "\n".join(lines)
+
+
+def _auth_finding(challenge: AuthChallenge | None) -> Finding | None:
+    """An HTTP authentication challenge as a hand-over: the person signs in (in the browser
+    window); handrail never asks for, types or keeps the credentials. The host and the realm
+    are shown; the realm is the server's own words, escaped and cut like page text."""
+    if challenge is None:
+        return None
+    split = urlsplit(challenge.url)
+    host = split.netloc.rsplit("@", 1)[-1] or challenge.url
+    realm = f', realm "{header_field(challenge.realm, 100)}"' if challenge.realm else ""
+    who = "a proxy on the way to " if challenge.status == 407 else ""
+    return Finding(
+        "password",
+        f"{who}{header_field(host, 200)} asks for a user name and password (HTTP "
+        f"{header_field(challenge.scheme, 20)} authentication{realm}); sign in in the browser "
+        "window, then resume",
+    )
 
 
 def _cut(text: str, limit: int) -> str:

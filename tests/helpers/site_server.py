@@ -112,6 +112,17 @@ class _Handler(SimpleHTTPRequestHandler):
             body = json.dumps({"prefetch": [{"source": "list", "urls": [hop]}]}).encode()
             self._send(200, "application/speculationrules+json", body)
             return
+        if parsed.path == "/__auth":
+            # An HTTP authentication challenge (?realm=, ?scheme=Basic|Digest); never accepted.
+            realm = query.get("realm", ["Staff area"])[0]
+            scheme = query.get("scheme", ["Basic"])[0]
+            self._send(
+                401,
+                "text/html",
+                b"<!doctype html><title>Unauthorized</title><p>401",
+                (("WWW-Authenticate", f'{scheme} realm="{realm}"'),),
+            )
+            return
         if parsed.path == "/__download":
             name = query.get("name", ["report.txt"])[0]
             body = b"handrail fixture download\n"

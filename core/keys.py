@@ -347,3 +347,11 @@ def char_events(char: str) -> list[dict[str, Any]] | None:
         key, needs_shift = _char_key(char)
         return key_events(KeyCombo(SHIFT if needs_shift else 0, key, char))
     return None
+
+
+def pastes(combo: KeyCombo) -> bool:
+    """Whether the combination pastes the clipboard into the focused field: Control+V or
+    Meta+V (with Shift too: "paste as plain text"), or Shift+Insert."""
+    if combo.key.code == "KeyV":
+        return bool(combo.modifiers & (CONTROL | META))
+    return combo.key.code == "Insert" and bool(combo.modifiers & SHIFT)

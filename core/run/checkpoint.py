@@ -26,6 +26,7 @@ from core.guard.decision import ApprovalDecision, HumanKind
 from core.guard.policy import Assessment, Finding, Gate, handled_key, looks_like_credential_prompt
 from core.hands import DialogInfo, Page, TargetExpectation
 from core.hands.badge import Badge
+from core.keys import KeySpecError, parse_keys, pastes
 from core.result import DENIED_BY_PERSON, ActionResult
 from core.run.events import (
     ActionIntent,
@@ -111,6 +112,9 @@ class Checkpoint:
         started = time.monotonic()
         changed_note: str | None = None
         asked = action  # the model's own; a person's edit replaces ``action`` below
+        refused = self._paste_refusal(action, snapshot)
+        if refused is not None:
+            return ActionResult.failure(refused), ApprovalRecord.refused(refused), started
         for _attempt in range(MAX_REAPPROVALS + 1):
             assessment = self.gate.assess(action, snapshot)
             if assessment.refused:
@@ -256,6 +260,30 @@ class Checkpoint:
         if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
             self.gate.preapprove_kind(action.name)
         return decision, ApprovalRecord.of(decision)
+
+    def _paste_refusal(self, action: Action, snapshot: Snapshot) -> str | None:
+        """Why a paste must not run here, or None. A run's clipboard is its own: a secret
+        typed on its own site can be copied there (by the page, or by the model's Control+C),
+        so while a scoped secret is configured, pasting is refused wherever that secret may
+        not be typed (the focused field's own document decides, as for typing)."""
+        if not _pastes(action):
+            return None
+        focused = snapshot.elements.get(snapshot.focused_index or -1)
+        where = field_document(focused, snapshot.url) if focused else snapshot.url
+        names = [
+            name
+            for name in self.secrets.names()
+            if (secret := self.secrets.get(name)) is not None
+            and secret.domains
+            and not secret.allows(where)
+        ]
+        if not names:
+            return None
+        held = ", ".join(f"<secret:{name}>" for name in names)
+        return (
+            f"pasting is refused on this page: the clipboard may hold {held}, which may not be "
+            "used here. Type the text instead (a secret goes in as <secret:NAME>, where it may)."
+        )
 
     def _withhold(self, *actions: Action) -> None:
         """The text (or keys) these actions meant for a field judged sensitive was not typed,
@@ -439,6 +467,15 @@ def withheld(
     if text is None:
         return tuple(subject)
     return tuple(replace_texts(list(subject), {text: withheld_mark(text)}))
+
+
+def _pastes(action: Action) -> bool:
+    if action.name != "press_key":
+        return False
+    try:
+        return pastes(parse_keys(str(action.params.get("keys", ""))))
+    except KeySpecError:
+        return False  # the hands refuse it, saying why
 
 
 def field_document(element: ElementInfo, page_url: str) -> str:

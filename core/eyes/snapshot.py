@@ -279,13 +279,18 @@ URL_CHARS = 1_000
 MAX_TABS_SHOWN = 8
 
 
+def cut_field(text: str, limit: int = FIELD_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out (a page-set
+    string for the header, or for an event that carries one)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters]"
+
+
 def header_field(text: str, limit: int = FIELD_CHARS) -> str:
     """A page-controlled header field, escaped (:func:`escape_page_text`) and cut to
-    ``limit`` characters, saying how many were left out."""
-    safe = escape_page_text(text)
-    if len(safe) <= limit:
-        return safe
-    return f"{safe[:limit]}… [{len(safe) - limit:,} more characters]"
+    ``limit`` characters (:func:`cut_field`)."""
+    return cut_field(escape_page_text(text), limit)
 
 
 def fit_header(lines: Sequence[str], limit: int = HEADER_CHARS) -> list[str]:

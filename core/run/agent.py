@@ -33,6 +33,7 @@ from core.eyes.snapshot import (
     URL_CHARS,
     Snapshot,
     SnapshotOptions,
+    cut_field,
     fit_header,
     header_field,
 )
@@ -351,10 +352,10 @@ class Agent:
         self.emit(
             Observed(
                 round=n,
-                url=_cut(self.secrets.mask_for_model(snapshot.url), URL_CHARS),
-                title=_cut(self.secrets.mask_for_model(snapshot.title), FIELD_CHARS),
+                url=cut_field(self.secrets.mask_for_model(snapshot.url), URL_CHARS),
+                title=cut_field(self.secrets.mask_for_model(snapshot.title), FIELD_CHARS),
                 digest=observation,
-                tabs=tuple(_cut(t, FIELD_CHARS) for t in tabs[:MAX_TABS_SHOWN]),
+                tabs=tuple(cut_field(t, FIELD_CHARS) for t in tabs[:MAX_TABS_SHOWN]),
                 duration_ms=(time.monotonic() - started) * 1000,
                 hidden_instructions=snapshot.hidden_instruction_fragments,
                 screenshot=shot,
@@ -367,7 +368,7 @@ class Agent:
         round is recorded with that as its error, and the run ends cleanly. Nothing is asked
         of the model, which would have no page to act on."""
         log.warning("agent.observe_failed", round=n, error=repr(exc))
-        reason = f"the page could not be read: {first_line(exc) or type(exc).__name__}"
+        reason = f"the page could not be read: {first_line(exc)}"
         self.emit(ActionParsed(round=n, action=None, error=reason))
         result = ActionResult.failure(reason)
         self.emit(
@@ -507,11 +508,11 @@ def format_result(result: ActionResult, *, vision: bool) -> str:
     if c.new_elements:
         changed.append(f"{c.new_elements} new interactive elements (marked * below)")
     if c.dialog:
-        changed.append(f"dialog: {_cut(c.dialog, FIELD_CHARS)}")
+        changed.append(f"dialog: {cut_field(c.dialog, FIELD_CHARS)}")
     if changed:
         lines.append("Changed: " + ", ".join(changed))
     # A page names its downloads and writes its dialogs: each notice is cut to its share.
-    lines += [f"Notice: {_cut(n, FIELD_CHARS)}" for n in result.notices[:MAX_NOTICES]]
+    lines += [f"Notice: {cut_field(n, FIELD_CHARS)}" for n in result.notices[:MAX_NOTICES]]
     if len(result.notices) > MAX_NOTICES:
         lines.append(f"Notice: … and {len(result.notices) - MAX_NOTICES} more notices")
     if result.screenshot and not vision:
@@ -536,14 +537,6 @@ def _auth_finding(challenge: AuthChallenge | None) -> Finding | None:
         f"{who}{header_field(host, 200)} asks for a user name and password (HTTP "
         f"{header_field(challenge.scheme, 20)} authentication{realm}); sign in in the browser "
         "window, then resume",
-    )
-
-
-def _cut(text: str, limit: int) -> str:
-    """A page-set string for an event (the log, the screens): at most ``limit`` characters
-    and a note of how many more there were (the digest's header cuts its own copy)."""
-    return (
-        text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit:,} more characters]"
     )
 
 

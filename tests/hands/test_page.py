@@ -43,14 +43,9 @@ async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
 
 async def eventually(tab: Tab, expression: str, timeout: float = 3.0) -> object:
     """Poll the page (main world) until ``expression`` is truthy; return its value."""
-    deadline = time.monotonic() + scaled(timeout)
-    value = None
-    while time.monotonic() < deadline:
-        value = await page_eval(tab, expression)
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{expression!r} stayed {value!r} for {timeout} s")
+    return await eventually_true(
+        lambda: page_eval(tab, expression), timeout, f"{expression!r} to become truthy"
+    )
 
 
 def current(page: Page) -> Tab:

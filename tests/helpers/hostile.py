@@ -52,7 +52,7 @@ from core.run.session import RunSettings, run_session
 from core.secrets import only_placeholders
 from tests.helpers.fake_anthropic import FakeAnthropic, tool_use_block
 from tests.helpers.site_server import FixtureSite
-from tests.helpers.waiting import scaled
+from tests.helpers.waiting import eventually
 
 MODEL = "anthropic:claude-sonnet-5-5"
 SITE_HOST = "127.0.0.1"
@@ -85,12 +85,13 @@ async def eventually_reported(
     that may land a moment after the action that caused it, and a field reports at every
     key, so the reports of one text can arrive out of order: wait for the one expected
     (the deadline is a safety net; the failure lists what did arrive)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + scaled(timeout)
-    while not any(r["data"] == data for r in reports(server, what)):
-        seen = [r["data"] for r in reports(server, what)]
-        assert loop.time() < deadline, f"the page never reported {what!r} = {data!r}: {seen}"
-        await asyncio.sleep(0.05)
+    await eventually(
+        lambda: any(r["data"] == data for r in reports(server, what)),
+        timeout,
+        lambda: (
+            f"the page to report {what!r} = {data!r}: {[r['data'] for r in reports(server, what)]}"
+        ),
+    )
 
 
 def typed_reports(server: FixtureSite) -> list[dict[str, Any]]:

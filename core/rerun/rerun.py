@@ -90,6 +90,12 @@ class Rerun:
             allowed = (*recorded.allow_domains, *added)
         else:
             allowed = ()
+        if not trusted and not any(allowed):
+            # An empty allowlist means every host: never the default for a log not sealed here.
+            raise ConfigError(
+                f"{recorded.path} is not sealed here and its start page names no host: give "
+                "--allow-domain for the hosts the rerun may visit"
+            )
         rounds = max_rounds or max(recorded.max_rounds, len(recorded.steps) + EXTRA_ROUNDS)
         return replace(
             base,

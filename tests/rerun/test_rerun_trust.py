@@ -145,6 +145,13 @@ def test_a_forged_log_rebased_onto_the_persons_origin_may_visit_only_that(
     assert settings.allow_domains == ("127.0.0.5",)
 
 
+def test_a_forged_log_with_a_hostless_start_page_never_runs_unrestricted(tmp_path: Path) -> None:
+    log = recorded(tmp_path / "forged.jsonl", key=MADE_UP_KEY)
+    rerun = Rerun.load(log, trust_log=True)
+    with pytest.raises(ConfigError, match="give --allow-domain"):
+        rerun.settings(base_settings(tmp_path), start_url="javascript:alert(1)")
+
+
 def test_a_forged_log_without_a_start_page_of_the_persons_is_a_config_error(
     tmp_path: Path,
 ) -> None:

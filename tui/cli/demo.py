@@ -76,8 +76,9 @@ def serve_site_only(port: int) -> int:
     except OSError as exc:
         print(f"handrail demo: cannot serve on port {port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(f"Rail & Co is at {site.url} (Ctrl-C to stop)", flush=True)
     try:
+        # Inside the try: once the URL is out, Ctrl-C may come before the next line runs.
+        print(f"Rail & Co is at {site.url} (Ctrl-C to stop)", flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         print("\nhandrail demo: the site stopped", file=sys.stderr)

@@ -33,8 +33,6 @@ from core.cdp import JSON, CDPConnection, CDPError
 from core.pool import owner
 from core.pool.state import PoolKind
 
-BLANK_DOM = "<html><head></head><body></body></html>"
-
 
 @dataclass(frozen=True, slots=True)
 class Started:

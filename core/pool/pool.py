@@ -1,5 +1,11 @@
-"""Pool operations that touch the browser: start, wipe, show, clear, stop, and the lease a
-run holds on its slots (:class:`PoolRun`).
+"""Pool operations that touch the browser: start, show, clear, stop, and the lease a run
+holds on its slots (:class:`PoolRun`).
+
+Every slot's tab lives in a browser context of its own, made when the slot is (re)claimed
+and disposed when it is reclaimed: a run starts as in a fresh browser, whatever the last
+run in that slot did and whichever hosts it went through, and runs in other slots never
+share its cookies. A run's second tab (a popup, or a tab for a closed one) opens in the
+run's own context.
 
 Nothing here brings a window or a tab to the front, except :func:`show`: slots are created
 with ``background: true`` and runs never send ``Target.activateTarget``.
@@ -9,10 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import shutil
 import time
-import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +25,9 @@ import structlog
 
 from core.browser.browser import Browser
 from core.browser.errors import BrowserError, PopupRefused
-from core.cdp import CDPConnection, CDPError, CDPSession
+from core.cdp import CDPConnection, CDPError
 from core.pool import owner
 from core.pool.detached import (
-    BLANK_DOM,
     Started,
     adopt,
     close_target,
@@ -139,7 +142,7 @@ async def start(
             f"could not reach the pool's browser at {started.endpoint}: {exc}"
         ) from exc
     try:
-        context_id, targets = await _make_slots(conn, started, slots)
+        tabs = await _make_slots(conn, started, slots)
     except BaseException:
         await conn.close()
         _abandon(started)
@@ -154,33 +157,42 @@ async def start(
         browser_started=started.pid_started,
         profile=str(started.profile) if started.profile else None,
         tmp_dir=str(started.tmp_dir) if started.tmp_dir else None,
-        context_id=context_id,
         headless=headless,
         created_at=time.time(),
     )
-    PoolState.create(info, targets).close()
+    PoolState.create(info, tabs).close()
     return info
 
 
-async def _make_slots(
-    conn: CDPConnection, started: Started, count: int
-) -> tuple[str | None, list[str]]:
-    if started.kind == "launch":
-        # Chrome opened one blank tab of its own: it becomes slot 1 (no extra blank page).
-        found = await initial_pages(conn)
-        targets = [str(t["targetId"]) for t in found[:count]]
-        for extra in found[count:]:
-            await close_target(conn, str(extra["targetId"]))
-        while len(targets) < count:
-            targets.append(await new_slot_target(conn, None))
-        return None, targets
-    # Someone else's browser: a context of our own, its slots in a window of their own.
-    created = await conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
-    context_id = str(created["browserContextId"])
-    targets = [await new_slot_target(conn, context_id, new_window=True)]
-    while len(targets) < count:
-        targets.append(await new_slot_target(conn, context_id))
-    return context_id, targets
+async def _make_slots(conn: CDPConnection, started: Started, count: int) -> list[tuple[str, str]]:
+    """``count`` slots, each a blank background tab in a browser context of its own (in an
+    adopted browser, in a window of its own, away from the person's tabs)."""
+    # Chrome opens a first tab of its own, in the profile's default context, which no slot
+    # uses: waited for, then closed once the slots are there.
+    initial = await initial_pages(conn) if started.kind == "launch" else []
+    # Made side by side: each new context starts a renderer of its own, and the browser
+    # starts them in parallel.
+    new_window = started.kind != "launch"
+    results = await asyncio.gather(
+        *(fresh_slot(conn, new_window=new_window) for _ in range(count)), return_exceptions=True
+    )
+    made = [r for r in results if not isinstance(r, BaseException)]
+    failed = [r for r in results if isinstance(r, BaseException)]
+    if failed:
+        for _, context_id in made:
+            await dispose_context(conn, context_id)
+        raise failed[0]
+    for extra in initial:
+        await close_target(conn, str(extra["targetId"]))
+    # Closing answers before the tab is gone: the pool is ready once only its slots are.
+    closing = {str(extra["targetId"]) for extra in initial}
+    deadline = time.monotonic() + 5.0
+    while closing & {str(t["targetId"]) for t in await pages(conn)}:
+        if time.monotonic() > deadline:
+            log.warning("pool.first_tab_not_closed", targets=sorted(closing))
+            break
+        await asyncio.sleep(0.05)
+    return made
 
 
 def _abandon(started: Started) -> None:
@@ -190,115 +202,55 @@ def _abandon(started: Started) -> None:
         shutil.rmtree(started.tmp_dir, ignore_errors=True)
 
 
-# -- wiping ----------------------------------------------------------------------------
+# -- fresh slots -------------------------------------------------------------------------
 
 
-def origin_of(url: str) -> str | None:
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return None
-    return f"{parts.scheme}://{parts.netloc}"
+async def new_context(conn: CDPConnection) -> str:
+    """A browser context of its own: no cookie, storage, cache, service worker or
+    permission of any other context reaches it, and disposing it drops all of them."""
+    created = await conn.send("Target.createBrowserContext", {"disposeOnDetach": False})
+    return str(created["browserContextId"])
 
 
-async def wipe(
-    conn: CDPConnection,
-    target_id: str,
-    *,
-    origins: Sequence[str] = (),
-    spare: Sequence[str] = (),
-    context_id: str | None = None,
-) -> str:
-    """Leave the slot's tab holding nothing of its last run: at ``about:blank``, one
-    history entry, no storage of the sites it visited (the ones in ``origins`` and in its
-    history, except ``spare``: origins a running slot is using now), and no old DOM.
-    Returns the slot's target id: a new tab when the old one was gone or would not come
-    clean."""
-    if not any(t["targetId"] == target_id for t in await pages(conn)):
-        return await new_slot_target(conn, context_id)
-    attached = await conn.send("Target.attachToTarget", {"targetId": target_id, "flatten": True})
-    session = conn.session(attached["sessionId"])
-    clean = False
+async def fresh_slot(conn: CDPConnection, *, new_window: bool = False) -> tuple[str, str]:
+    """A blank background tab in a browser context made for it: ``(target id, context
+    id)``. This is how every slot starts, and how a reclaimed one starts again."""
+    context_id = await new_context(conn)
     try:
-        history = await session.send("Page.getNavigationHistory")
-        entries = history.get("entries", [])
-        visited = {o for e in entries if (o := origin_of(str(e.get("url", ""))))}
-        current = entries[history.get("currentIndex", -1)] if entries else {}
-        here = origin_of(str(current.get("url", "")))
-        if here is not None:
-            # sessionStorage belongs to the tab, and CDP reaches it only for the origin the
-            # tab is on: cleared now, before the tab leaves it.
-            await session.send(
-                "DOMStorage.clear",
-                {"storageId": {"securityOrigin": here, "isLocalStorage": False}},
-            )
-        for origin in sorted((visited | set(origins)) - set(spare)):
-            # Cookies, localStorage, IndexedDB, caches, service workers: the profile's.
-            try:
-                await session.send(
-                    "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
-                )
-            except CDPError as exc:
-                log.warning("pool.storage_not_cleared", origin=origin, error=str(exc))
-        await session.send("Page.enable")
-        committed = session.expect(
-            "Page.frameNavigated", lambda p: p.get("frame", {}).get("url") == "about:blank"
-        )
-        try:
-            await session.send("Page.navigate", {"url": "about:blank"})
-            async with asyncio.timeout(10):
-                await committed
-        finally:
-            committed.cancel()
-        await _reset_history(session)
-        # Another site's sessionStorage in this tab is out of CDP's reach: a new tab then.
-        clean = visited <= {here} and await _is_blank(session)
-    except (CDPError, TimeoutError) as exc:
-        log.warning("pool.wipe_failed", target=target_id, error=str(exc))
-    finally:
-        with contextlib.suppress(CDPError):
-            await conn.send("Target.detachFromTarget", {"sessionId": attached["sessionId"]})
-    if clean:
-        return target_id
-    # It would not come clean: a fresh tab holds nothing for certain.
+        target_id = await new_slot_target(conn, context_id, new_window=new_window)
+    except BaseException:
+        await dispose_context(conn, context_id)
+        raise
+    return target_id, context_id
+
+
+async def dispose_context(conn: CDPConnection, context_id: str) -> None:
+    """Drop a browser context with everything in it (its tabs close with it)."""
+    try:
+        await conn.send("Target.disposeBrowserContext", {"browserContextId": context_id})
+    except CDPError as exc:
+        log.warning("pool.context_not_disposed", context=context_id, error=str(exc))
+
+
+async def renew(
+    conn: CDPConnection,
+    state: PoolState,
+    slot: int,
+    target_id: str,
+    context_id: str | None,
+    *,
+    keep: Sequence[str] = (),
+) -> None:
+    """Let slot ``slot`` go of its tab and of its browser context: the tab is closed, and
+    the context is disposed unless another slot's tab still lives in it (a second tab of
+    the same completed run, whose page is kept) or it is one of ``keep``. The slot's row
+    is updated by the caller."""
     await close_target(conn, target_id)
-    return await new_slot_target(conn, context_id)
-
-
-async def _reset_history(session: CDPSession) -> None:
-    """``Page.resetNavigationHistory``, once the tab's new document is the active one (a
-    moment after about:blank commits, the page may still be swapping processes)."""
-    deadline = time.monotonic() + 5.0
-    while True:
-        try:
-            await session.send("Page.resetNavigationHistory")
-            return
-        except CDPError:
-            # Chrome answers "not attached to an active page" until then; any other error
-            # repeats past the deadline and is raised.
-            if time.monotonic() > deadline:
-                raise
-        await asyncio.sleep(0.05)
-
-
-_BLANK_CHECK = (
-    "JSON.stringify([location.href, document.title, "
-    "document.documentElement.outerHTML, history.length])"
-)
-
-
-async def _is_blank(session: CDPSession) -> bool:
-    """No old DOM, title or history remains (a navigation to about:blank commits a moment
-    after Page.navigate answers)."""
-    deadline = time.monotonic() + 5.0
-    while time.monotonic() < deadline:
-        reply = await session.send(
-            "Runtime.evaluate", {"expression": _BLANK_CHECK, "returnByValue": True}
-        )
-        value = json.loads(reply.get("result", {}).get("value") or "[]")
-        if value == ["about:blank", "", BLANK_DOM, 1]:
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    if context_id is None or context_id in keep:
+        return
+    if any(other != slot for other in state.context_users(context_id)):
+        return
+    await dispose_context(conn, context_id)
 
 
 # -- the person's commands ---------------------------------------------------------------
@@ -328,7 +280,8 @@ async def show(name: str, slot: int) -> SlotInfo:
 
 
 async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
-    """Close and wipe the given slots (None: every completed one), back to ``idle``.
+    """Close the given slots (None: every completed one) with their browser contexts: each
+    is ``idle`` again, with a fresh tab in a fresh context.
     Refuses a running slot. Returns the slots cleared."""
     state = PoolState.open(name)
     try:
@@ -347,21 +300,12 @@ async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
             )
         if not chosen:
             return []
-        spare = _busy_origins(current)
         conn = await _connect(info)
         try:
             for s in chosen:
-                origins = {*s.origins, *filter(None, [origin_of(s.url)])}
-                wiped = await wipe(
-                    conn,
-                    s.target_id,
-                    origins=sorted(origins),
-                    spare=spare,
-                    context_id=info.context_id,
-                )
-                # "Closes" the slot: a new tab holds no history, DOM or sessionStorage.
-                await close_target(conn, wiped)
-                state.clear(s.slot, await new_slot_target(conn, info.context_id))
+                await renew(conn, state, s.slot, s.target_id, s.context_id)
+                target_id, context_id = await fresh_slot(conn, new_window=info.kind != "launch")
+                state.clear(s.slot, target_id, context_id)
         finally:
             await conn.close()
         return [s.slot for s in chosen]
@@ -370,12 +314,13 @@ async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
 
 
 async def stop(name: str, *, force: bool = False) -> PoolInfo:
-    """End the pool: a launched browser is stopped; in an adopted one, the slots and the
-    pool's browser context are closed. Refuses while a slot is running, unless ``force``."""
+    """End the pool: a launched browser is stopped; in an adopted one, the slots' browser
+    contexts are disposed (their tabs close with them). Refuses while a slot is running, unless ``force``."""
     state = PoolState.open(name)
     try:
         info = state.info()
         running = [s for s in state.slots() if s.state == "running"]
+        contexts = [*state.contexts(), *filter(None, [info.context_id])]
     finally:
         state.close()
     if running and not force:
@@ -392,10 +337,9 @@ async def stop(name: str, *, force: bool = False) -> PoolInfo:
                 if info.kind == "launch":
                     with contextlib.suppress(CDPError):
                         await conn.send("Browser.close", timeout=5)
-                elif info.context_id is not None:
-                    await conn.send(
-                        "Target.disposeBrowserContext", {"browserContextId": info.context_id}
-                    )
+                else:
+                    for context_id in contexts:
+                        await dispose_context(conn, context_id)
             finally:
                 await conn.close()
     pid = info.browser_pid if info.kind == "launch" else None
@@ -418,11 +362,6 @@ def _slot(current: PoolStatus, slot: int) -> SlotInfo:
     raise PoolError(
         f"pool {current.info.name!r} has no slot {slot}; its slots are 1 to {len(current.slots)}"
     )
-
-
-def _busy_origins(slots: Sequence[SlotInfo]) -> list[str]:
-    """Sites a running slot is on now: their storage is left alone by a wipe elsewhere."""
-    return sorted({o for s in slots if s.state == "running" and (o := origin_of(s.url))})
 
 
 async def _connect(info: PoolInfo) -> CDPConnection:
@@ -459,6 +398,9 @@ class PoolRun:
         self.info = self.state.info()
         self.slot_of: dict[str, int] = {}
         """Target id → slot number, for every slot this run holds."""
+        self.context_id: str | None = None
+        """The browser context of this run's first tab: its other tabs open in it too (one
+        run's tabs share a login, as one browser's do; other runs never see it)."""
         self._first: Claim | None = None
 
     def claim_first(self) -> Claim:
@@ -495,19 +437,30 @@ class PoolRun:
         return browser
 
     async def _ready(self, conn: CDPConnection, claim: Claim) -> str:
+        """The claimed slot's tab, ready for this run. A completed run's slot, a slot whose
+        tab is gone, and any second slot of this run get a new tab: in a browser context
+        made for it (the run's first slot) or in the run's context (its others). The old
+        tab is closed and its context disposed, so whatever host set a cookie, storage,
+        cache entry, service worker or permission there, none of it is left."""
         target_id = claim.target_id
         present = any(t["targetId"] == target_id for t in await pages(conn))
         if claim.resumed and not present:
             raise BrowserError(self._gone(claim.slot))
-        if claim.dirty or not present:
-            target_id = await wipe(
-                conn,
-                target_id,
-                origins=claim.origins,
-                spare=_busy_origins(self.state.slots()),
-                context_id=self.info.context_id,
-            )
-            self.state.wiped(claim.slot, target_id)
+        context_id = claim.context_id
+        # A slot of a pool started by an earlier handrail has no context of its own yet.
+        stale = claim.dirty or not present or claim.context_id is None
+        if not claim.resumed and (stale or self.context_id is not None):
+            await renew(conn, self.state, claim.slot, target_id, claim.context_id)
+            if self.context_id is None:
+                target_id, context_id = await fresh_slot(
+                    conn, new_window=self.info.kind != "launch"
+                )
+            else:
+                context_id = self.context_id
+                target_id = await new_slot_target(conn, context_id)
+            self.state.renewed(claim.slot, target_id, context_id)
+        if self.context_id is None:
+            self.context_id = context_id
         self.slot_of[target_id] = claim.slot
         return target_id
 
@@ -528,9 +481,9 @@ class PoolRun:
         return await self._ready(browser.connection, claim)
 
     async def take_popup(self, browser: Browser, target_id: str) -> None:
-        """A page of this run opened ``target_id``: it takes the place of a claimed slot's
-        tab (the pool keeps its size). When the pool is full the popup is closed and
-        :class:`PopupRefused` says so."""
+        """A page of this run opened ``target_id`` (in the run's browser context): it takes
+        the place of a claimed slot's tab, whose tab and context go (the pool keeps its
+        size). When the pool is full the popup is closed and :class:`PopupRefused` says so."""
         try:
             claim = self.state.claim(self.run_id, task=self.task)
         except PoolFull as exc:
@@ -539,19 +492,15 @@ class PoolRun:
                 f"the page opened a new tab, which was closed at once: {exc}. Go on in this "
                 "tab (navigate to the link's address instead)"
             ) from exc
-        if claim.dirty:
-            spare = _busy_origins(self.state.slots())
-            old = await wipe(
-                browser.connection,
-                claim.target_id,
-                origins=claim.origins,
-                spare=spare,
-                context_id=self.info.context_id,
-            )
-        else:
-            old = claim.target_id
-        await close_target(browser.connection, old)
-        self.state.wiped(claim.slot, target_id)
+        await renew(
+            browser.connection,
+            self.state,
+            claim.slot,
+            claim.target_id,
+            claim.context_id,
+            keep=[c for c in [self.context_id] if c is not None],
+        )
+        self.state.renewed(claim.slot, target_id, await _context_of(browser, target_id))
         self.slot_of[target_id] = claim.slot
 
     # -- the end -----------------------------------------------------------------------
@@ -560,7 +509,7 @@ class PoolRun:
         self, browser: Browser | None, *, scrub: Callable[[str], str] | None = None
     ) -> list[int]:
         """The run ended: its slots become ``completed`` with their pages as they are.
-        Records each page's URL, title and visited sites first (best effort), through
+        Records each page's URL and title first, through
         ``scrub`` (the run's secrets redacted: a secret typed into a GET form is in the
         URL, and the database and ``pool status`` must not keep it)."""
         keep = scrub or (lambda text: text)
@@ -569,15 +518,17 @@ class PoolRun:
                 slot = self.slot_of.get(tab.target_id)
                 if slot is None or tab.closed:
                     continue
-                origins: list[str] = []
-                with contextlib.suppress(CDPError):
-                    history = await tab.send("Page.getNavigationHistory", timeout=5)
-                    origins = [
-                        o
-                        for e in history.get("entries", [])
-                        if (o := origin_of(str(e.get("url", ""))))
-                    ]
-                self.state.note_page(slot, keep(tab.url), keep(tab.title), origins)
+                self.state.note_page(slot, keep(tab.url), keep(tab.title))
         done = self.state.finish(self.run_id)
         self.state.close()
         return done
+
+
+async def _context_of(browser: Browser, target_id: str) -> str | None:
+    """The browser context ``target_id`` lives in (None if it is gone already)."""
+    try:
+        reply = await browser.connection.send("Target.getTargetInfo", {"targetId": target_id})
+    except CDPError:
+        return None
+    context_id = reply.get("targetInfo", {}).get("browserContextId")
+    return str(context_id) if context_id else None

@@ -8,7 +8,6 @@ never claim the same slot. The browser is not touched here (see :mod:`core.pool.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 import time
@@ -56,8 +55,8 @@ CREATE TABLE IF NOT EXISTS slots (
     url TEXT NOT NULL DEFAULT 'about:blank',
     title TEXT NOT NULL DEFAULT '',
     audit_path TEXT,
-    origins TEXT NOT NULL DEFAULT '[]',
-    dirty INTEGER NOT NULL DEFAULT 0
+    dirty INTEGER NOT NULL DEFAULT 0,
+    context_id TEXT
 );
 """
 
@@ -132,8 +131,10 @@ class SlotInfo:
     url: str
     title: str
     audit_path: str | None
-    origins: tuple[str, ...] = ()
     dirty: bool = False
+    context_id: str | None = None
+    """The browser context the slot's tab lives in: its own, made fresh when the slot is
+    (re)claimed, or its run's (a second tab of one run shares the run's)."""
 
     def public(self) -> dict[str, object]:
         """The slot as ``pool status --json`` prints it."""
@@ -154,15 +155,20 @@ class SlotInfo:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """A slot a run now owns. ``dirty``: it held a completed run's page, which must be
-    wiped (:func:`core.pool.pool.wipe`) before the run uses it."""
+    """A slot a run now owns. ``dirty``: it held a completed run's page, so it gets a new
+    tab in a new browser context (:func:`core.pool.pool.renew`) before the run uses it."""
 
     slot: int
     target_id: str
     dirty: bool
-    origins: tuple[str, ...]
+    context_id: str | None = None
     resumed: bool = False
     """Claimed with ``--resume-slot``: the page is kept as the last run left it."""
+
+
+def _context_of(row: sqlite3.Row) -> str | None:
+    """A slot row's browser context (None in a database from before contexts per slot)."""
+    return str(row["context_id"]) if row["context_id"] else None
 
 
 def full_message(slots: Sequence[SlotInfo]) -> str:
@@ -196,6 +202,7 @@ class PoolState:
                 f"there is no pool named {name!r}; start it with `handrail pool start --name {name}`"
             )
         state = cls(path)
+        state._upgrade()
         if state.info_or_none() is None:
             state.close()
             raise PoolMissing(
@@ -204,9 +211,18 @@ class PoolState:
             )
         return state
 
+    def _upgrade(self) -> None:
+        """A pool started by an earlier handrail has no browser context per slot: its slots
+        get one when they are next claimed (a NULL context is renewed like a dirty slot)."""
+        with self._write() as db:
+            columns = {r["name"] for r in db.execute("PRAGMA table_info(slots)")}
+            if columns and "context_id" not in columns:
+                db.execute("ALTER TABLE slots ADD COLUMN context_id TEXT")
+
     @classmethod
-    def create(cls, info: PoolInfo, target_ids: Sequence[str]) -> PoolState:
-        """Record a freshly started pool: every slot idle, in ``target_ids`` order."""
+    def create(cls, info: PoolInfo, tabs: Sequence[tuple[str, str | None]]) -> PoolState:
+        """Record a freshly started pool: every slot idle, one per ``(target id, browser
+        context id)`` of ``tabs``, in that order."""
         folder = pool_dir(info.name)
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         state = cls(folder / DB_FILE)
@@ -233,8 +249,8 @@ class PoolState:
                 ),
             )
             db.executemany(
-                "INSERT INTO slots (slot, target_id, state) VALUES (?, ?, 'idle')",
-                [(n, target) for n, target in enumerate(target_ids, start=1)],
+                "INSERT INTO slots (slot, target_id, context_id, state) VALUES (?, ?, ?, 'idle')",
+                [(n, target, context) for n, (target, context) in enumerate(tabs, start=1)],
             )
         return state
 
@@ -305,8 +321,8 @@ class PoolState:
                 url=row["url"],
                 title=row["title"],
                 audit_path=row["audit_path"],
-                origins=tuple(json.loads(row["origins"] or "[]")),
                 dirty=bool(row["dirty"]),
+                context_id=_context_of(row),
             )
             for row in rows
         ]
@@ -347,7 +363,7 @@ class PoolState:
         (and changes nothing) when every slot is running.
 
         With ``resume``: exactly that slot, if it is ``completed`` (its owner has ended), and
-        it is not wiped: the run goes on from the page as the last run left it. Raises
+        it is not renewed: the run goes on from the page as the last run left it. Raises
         :class:`SlotRunning` (exit 4) when a run owns it, :class:`PoolError` when it is idle
         or does not exist; nothing is changed then."""
         if pid is None:
@@ -366,7 +382,7 @@ class PoolState:
                     slot=resume,
                     target_id=row["target_id"],
                     dirty=False,
-                    origins=tuple(json.loads(row["origins"] or "[]")),
+                    context_id=_context_of(row),
                     resumed=True,
                 )
             row = db.execute(
@@ -393,7 +409,7 @@ class PoolState:
                 slot=row["slot"],
                 target_id=row["target_id"],
                 dirty=dirty,
-                origins=tuple(json.loads(row["origins"] or "[]")),
+                context_id=_context_of(row),
             )
 
     @staticmethod
@@ -421,14 +437,29 @@ class PoolState:
             )
         return row
 
-    def wiped(self, slot: int, target_id: str) -> None:
-        """Slot ``slot`` was wiped (now ``target_id``, blank): no old origins remain."""
+    def renewed(self, slot: int, target_id: str, context_id: str | None) -> None:
+        """Slot ``slot`` has a new tab, ``target_id``, in ``context_id``: nothing of its
+        last run's context is left to it."""
         with self._write() as db:
             db.execute(
-                "UPDATE slots SET target_id = ?, dirty = 0, origins = '[]', "
+                "UPDATE slots SET target_id = ?, context_id = ?, dirty = 0, "
                 "url = 'about:blank', title = '' WHERE slot = ?",
-                (target_id, slot),
+                (target_id, context_id, slot),
             )
+
+    def context_users(self, context_id: str) -> list[int]:
+        """The slots whose tab lives in browser context ``context_id``."""
+        rows = self._db.execute(
+            "SELECT slot FROM slots WHERE context_id = ? ORDER BY slot", (context_id,)
+        ).fetchall()
+        return [r["slot"] for r in rows]
+
+    def contexts(self) -> list[str]:
+        """Every browser context a slot lives in (``pool stop`` disposes them)."""
+        rows = self._db.execute(
+            "SELECT DISTINCT context_id FROM slots WHERE context_id IS NOT NULL"
+        ).fetchall()
+        return [r["context_id"] for r in rows]
 
     def set_audit_path(self, run_id: str, audit_path: str) -> None:
         with self._write() as db:
@@ -437,16 +468,10 @@ class PoolState:
                 (audit_path, run_id),
             )
 
-    def note_page(self, slot: int, url: str, title: str, origins: Sequence[str]) -> None:
-        """Record where the slot's page is, and the sites it visited (wiped on reclaim)."""
+    def note_page(self, slot: int, url: str, title: str) -> None:
+        """Record where the slot's page is (for ``pool status``; already scrubbed)."""
         with self._write() as db:
-            row = db.execute("SELECT origins FROM slots WHERE slot = ?", (slot,)).fetchone()
-            known = list(json.loads(row["origins"] or "[]")) if row else []
-            known += [o for o in origins if o not in known]
-            db.execute(
-                "UPDATE slots SET url = ?, title = ?, origins = ? WHERE slot = ?",
-                (url, title, json.dumps(known), slot),
-            )
+            db.execute("UPDATE slots SET url = ?, title = ? WHERE slot = ?", (url, title, slot))
 
     def finish(self, run_id: str) -> list[int]:
         """Run ``run_id`` ended: its running slots become ``completed``, pages kept."""
@@ -461,13 +486,14 @@ class PoolState:
             )
             return [r["slot"] for r in rows]
 
-    def clear(self, slot: int, target_id: str) -> None:
-        """Slot ``slot`` was wiped by the person: idle again, with tab ``target_id``."""
+    def clear(self, slot: int, target_id: str, context_id: str | None) -> None:
+        """Slot ``slot`` was cleared by the person: idle again, with tab ``target_id`` in a
+        fresh ``context_id``."""
         with self._write() as db:
             db.execute(
                 "UPDATE slots SET state = 'idle', target_id = ?, run_id = NULL, task = NULL, "
                 "pid = NULL, pid_started = NULL, claimed_at = NULL, finished_at = NULL, "
-                "url = 'about:blank', title = '', audit_path = NULL, origins = '[]', dirty = 0 "
+                "url = 'about:blank', title = '', audit_path = NULL, dirty = 0, context_id = ? "
                 "WHERE slot = ?",
-                (target_id, slot),
+                (target_id, context_id, slot),
             )

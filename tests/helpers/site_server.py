@@ -8,7 +8,9 @@ Special paths, for pages that misbehave on purpose:
 - ``POST <any path>``: records the form/JSON body and answers with a page that shows it.
 - ``/__slow?ms=N&then=/path``: answers after N ms (a late page), redirecting to ``then`` if given.
 - ``/__never``: never answers (an endless load) until the server stops.
-- ``/__redirect?to=URL``: a 302 to URL (chains of redirects are built from these).
+- ``/__redirect?to=URL``: a 302 to URL (chains of redirects are built from these);
+  ``&cookie=NAME=VALUE`` sets a cookie on the way (a sign-in bounce through another host).
+- ``/__cached``: a small text the browser may keep for an hour (an HTTP cache entry).
 - ``/__download?name=F``: a small file served as an attachment.
 """
 
@@ -94,7 +96,11 @@ class _Handler(SimpleHTTPRequestHandler):
             self.server.stopping.wait()
             return
         if parsed.path == "/__redirect":
-            self._redirect(query["to"][0])
+            cookie = query.get("cookie", [None])[0]
+            self._redirect(query["to"][0], cookie=f"{cookie}; Path=/" if cookie else None)
+            return
+        if parsed.path == "/__cached":
+            self._send(200, "text/plain", b"kept for an hour", (("Cache-Control", "max-age=3600"),))
             return
         if parsed.path == "/__ruled":
             # A page whose Speculation-Rules header names a rule set that prefetches a
@@ -163,9 +169,11 @@ class _Handler(SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _redirect(self, to: str) -> None:
+    def _redirect(self, to: str, *, cookie: str | None = None) -> None:
         self.send_response(302)
         self.send_header("Location", to)
+        if cookie is not None:
+            self.send_header("Set-Cookie", cookie)
         self.send_header("Content-Length", "0")
         self.end_headers()
 

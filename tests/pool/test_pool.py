@@ -449,7 +449,7 @@ def test_a_recycled_pid_is_not_taken_for_the_slots_owner(name: str) -> None:
     """The owner's pid now names another process (this one, started at another time): the
     owner has ended, so its slot is completed, not running forever."""
     info = PoolInfo(name=name, kind="cdp_url", endpoint="ws://127.0.0.1:9/none")
-    state = PoolState.create(info, ["T1", "T2"])
+    state = PoolState.create(info, [("T1", None), ("T2", None)])
     try:
         pid, started = owner.me()
         state.claim("gone-run", pid=pid, pid_started=started + 1)
@@ -465,7 +465,7 @@ def test_a_process_reclaims_the_slot_of_its_own_finished_run(name: str) -> None:
     """A fleet runs many runs in one process: a run that ended frees its slot for the next,
     though its process lives on."""
     info = PoolInfo(name=name, kind="cdp_url", endpoint="ws://127.0.0.1:9/none")
-    state = PoolState.create(info, ["T1"])
+    state = PoolState.create(info, [("T1", None)])
     try:
         first = state.claim("first-run")
         state.finish("first-run")

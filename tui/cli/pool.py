@@ -47,7 +47,7 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             default=None,
             metavar="N",
             help="with --pool: go on in completed slot N, from its page as the last run left "
-            "it (no wipe; no start page unless --start-url); exit code 4 if a run owns it",
+            "it (not renewed; no start page unless --start-url); exit code 4 if a run owns it",
         )
     pool = sub.add_parser(
         "pool",
@@ -91,7 +91,9 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     show.add_argument("slot", type=int, help="slot number (see pool status)")
 
-    clear = actions.add_parser("clear", help="close and wipe slots, back to idle")
+    clear = actions.add_parser(
+        "clear", help="close slots and drop their browser contexts: idle again, fresh"
+    )
     which = clear.add_mutually_exclusive_group(required=True)
     which.add_argument("slot", type=int, nargs="?", help="slot number")
     which.add_argument("--completed", action="store_true", help="every completed slot")

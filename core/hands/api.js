@@ -100,6 +100,10 @@ const api = {
     return selectAll(element(index));
   },
 
+  insertText(index, text, clear) {
+    return insertText(element(index), text, clear);
+  },
+
   setValue(index, value) {
     setNativeValue(editableOf(element(index)), value);
     return fieldValue(editableOf(element(index)));

@@ -149,6 +149,21 @@ function setNativeValue(target, value) {
   target.dispatchEvent(new win.Event("change", { bubbles: true }));
 }
 
+// A secret goes in without keys: proven focused here, then inserted into this document's
+// own field in the same task (execCommand edits only the field's own document), so no
+// handler the page runs on a key, a focus change or a timer can steer it into another
+// frame. The input events a person's typing fires are fired (beforeinput, input).
+/** @returns {{ok: boolean, focused: string}} */
+function insertText(el, text, clear) {
+  const target = editableOf(el);
+  const where = () => describe(deepActiveElement() || document.body);
+  if (!isFocused(target)) return { ok: false, focused: where() };
+  if (clear) selectAllIn(target);
+  else placeCaretAtEnd(target);
+  const inserted = target.ownerDocument.execCommand("insertText", false, text);
+  return { ok: inserted && isFocused(target), focused: where() };
+}
+
 function focusedSensitivity() {
   const active = deepActiveElement();
   return active && active !== document.body ? judgeSensitive(active) : null;

@@ -116,7 +116,10 @@ async def type_text(
             _refuse_native(label, text, native)
         return await _finish_native(ctx, index, label, text, native, before, marks, submit)
     previous = str(info.get("value") or "")
-    if clear:
+    if secret:
+        await _insert_secret(ctx, index, label, text, clear)
+        previous = "" if clear else previous
+    elif clear:
         current = await js(ctx, "selectAll", index)
         if current:
             await send_keys(ctx, key_events(parse_keys("Backspace"), mac=ctx.hands.options.mac))
@@ -127,7 +130,8 @@ async def type_text(
         previous = ""
     else:
         await js(ctx, "caretToEnd", index)
-    await enter_text(ctx, text, single_line=kind == "input")
+    if not secret:
+        await enter_text(ctx, text, single_line=kind == "input")
     # The guard's report and the field's value, read together (the renderer answers them
     # in this order); the report comes first.
     done: tuple[Any, ...] = await asyncio.gather(
@@ -161,6 +165,24 @@ async def type_text(
     if note:
         message += f". Note: {note}"
     return ActionResult.success(message, changes)
+
+
+async def _insert_secret(ctx: Ctx, index: int, label: str, text: str, clear: bool) -> None:
+    """Put a secret into ``[index]`` without a key: the page script proves the field has the
+    focus and inserts the text into that field's own document in the same task (a clear
+    is the selection the text replaces, so no Backspace runs either). A page that moves
+    the focus on a key, on focus or on a timer cannot carry the secret into another
+    site's frame: keys go where the browser's focus is, this does not."""
+    put = await js(ctx, "insertText", index, text, clear)
+    if put.get("ok"):
+        return
+    await js(ctx, "keysDone")
+    raise Refused(
+        f"type was not done: the focus was on {put.get('focused')}, not on {label}, when the "
+        "secret was to go in; it was not typed. Look at the page before typing again",
+        error="the focus was not on the field for the secret",
+        code="target_changed",
+    )
 
 
 def _refuse_native(label: str, text: str, native: dict[str, Any]) -> None:

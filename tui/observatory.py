@@ -17,6 +17,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from core.visible import visible
 from tui.config import default_config_dir, load_config, save_theme
 from tui.themes import (
     DEFAULT_THEME,
@@ -108,7 +109,7 @@ class ObservatoryApp(App[int]):
     def on_mount(self) -> None:
         for message, severity in self._notes:
             self.notify(
-                message,
+                visible(message),
                 severity="warning" if severity == "warning" else "information",
                 markup=False,
                 timeout=10,
@@ -130,7 +131,9 @@ class ObservatoryApp(App[int]):
         try:
             save_theme(self.config_dir, name)
         except OSError as exc:
-            self.notify(f"Could not save the theme choice: {exc}", severity="warning", markup=False)
+            self.notify(
+                visible(f"Could not save the theme choice: {exc}"), severity="warning", markup=False
+            )
 
     # --- commands ------------------------------------------------------------------------
 
@@ -181,13 +184,13 @@ class ObservatoryApp(App[int]):
             path.write_text(self.export_screenshot(), encoding="utf-8")
         except OSError as exc:
             self.notify(
-                f"Could not save the screenshot to {path}: {exc.strerror or exc}",
+                visible(f"Could not save the screenshot to {path}: {exc.strerror or exc}"),
                 title="Screenshot",
                 severity="error",
                 markup=False,
             )
             return None
-        self.notify(f"Saved the screenshot to {path}", title="Screenshot", markup=False)
+        self.notify(visible(f"Saved the screenshot to {path}"), title="Screenshot", markup=False)
         return path
 
     async def action_quit(self) -> None:

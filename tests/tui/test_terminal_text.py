@@ -31,7 +31,10 @@ from tests.helpers.tui_driver import (
 )
 from tui.app import HandrailApp
 from tui.cli.launch import summary_of, summary_text
+from tui.observatory import ObservatoryApp
+from tui.screens.pool_screen import PoolRow, PoolScreen
 from tui.screens.replay import ReplayApp
+from tui.screens.run_screen import finish_text
 from tui.widgets.panes import visible_content
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -218,6 +221,48 @@ async def test_the_hand_over_screen_never_sends_outside_controls(tmp_path: Path)
         assert obeyed(terminal_text(app)) == []
 
 
+def test_the_run_finished_notice_shows_the_models_answer_and_reason_never_obeyed() -> None:
+    # The toast the run screen shows when the run ends (RunScreen._finished).
+    text = finish_text(
+        RunFinished("failure", "Found it " + ATTACK, 3, 1, reason="Because " + CLEAR)
+    )
+    assert "Found it ␛]52;c;aGFuZHJhaWw=␇␛[2J" in text and "Because ␛[2J" in text
+    assert obeyed(text) == []
+
+
+async def test_the_notice_the_observatory_shows_at_the_end_never_sends_controls(
+    tmp_path: Path,
+) -> None:
+    app = make_app(AnsweringDriver(rounds=[], answer="Found it " + ATTACK), tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(pilot, lambda: app.exit_code is not None)
+        await wait_until(pilot, lambda: any("Found it" in n.message for n in app._notifications))
+        (message,) = [n.message for n in app._notifications if "Found it" in n.message]
+    assert "Found it ␛]52;c;aGFuZHJhaWw=" in message and obeyed(message) == []
+
+
+class HostilePool(ObservatoryApp):
+    """The pool screen with a slot whose task, page URL and title carry controls."""
+
+    CSS_PATH = str(ROOT / "tui" / "observatory.tcss")
+
+    def on_mount(self) -> None:
+        rows = [
+            PoolRow("1", "completed", "3f2a9c01", "Order " + ATTACK, "2/30", "",
+                    "http://shop.example/" + ATTACK, key="3f2a9c01"),
+        ]  # fmt: skip
+        self.push_screen(PoolScreen(lambda: ("pool " + OSC52, rows), hint=""))
+
+
+async def test_the_pool_screen_shows_a_slots_page_and_task_never_obeyed(tmp_path: Path) -> None:
+    app = HostilePool(config_dir=tmp_path, persist_theme=False)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PoolScreen) and app.screen.rows)
+        await pilot.pause()
+        screen = terminal_text(app)
+    assert "Order ␛]52;c;" in screen and obeyed(screen) == []
+
+
 # -- what is printed once the screen has closed -------------------------------------------
 
 
@@ -260,6 +305,7 @@ SANITISED_BY = {
     "summary_text": "returns visible(...) of its lines",
     "summary_of": "returns summary_text(...)",
     "headless_notice": "returns handrail's own words, no outside text",
+    "finish_text": "returns visible(...) of the run-finished notice",
 }
 """Calls whose result is safe to write to a terminal."""
 
@@ -288,6 +334,11 @@ REVIEWED: dict[tuple[str, str], tuple[int, str]] = {
     ("tui/cli/pool.py", "_watch"): (1, "a PoolError of our words"),
     ("tui/cli/pool.py", "_act"): (4, "pool names (checked), slot numbers, our JSON (escaped)"),
     ("tui/screens/replay.py", "run_replay"): (1, "the person's log path and an OSError"),
+    ("tui/screens/replay.py", "ReplayScreen._find"): (
+        1,
+        "our words; the query the person typed, as repr",
+    ),
+    ("tui/screens/pool_screen.py", "PoolScreen.action_open"): (1, "a toast with a slot number"),
 }
 """Terminal writes with arguments the check cannot see are safe, by file and function: how
 many there are, and why each was judged safe (or what is still to do)."""
@@ -308,8 +359,8 @@ def _safe(arg: ast.expr) -> bool:
 
 
 class _Writes(ast.NodeVisitor):
-    """Each ``print(...)`` or terminal ``.write(...)`` with an argument not known to be safe,
-    by the function it is in."""
+    """Each ``print(...)``, terminal ``.write(...)`` or Textual ``.notify(...)`` (a toast)
+    with an argument not known to be safe, by the function it is in."""
 
     def __init__(self) -> None:
         self.scope: list[str] = []
@@ -330,7 +381,9 @@ class _Writes(ast.NodeVisitor):
             and func.attr == "write"
             and ast.unparse(func.value) in TERMINALS
         )
-        if (printing or writing) and not all(_safe(arg) for arg in node.args):
+        toast = isinstance(func, ast.Attribute) and func.attr == "notify"
+        shown = [*node.args, *(k.value for k in node.keywords if toast and k.arg == "message")]
+        if (printing or writing or toast) and not all(_safe(arg) for arg in shown):
             self.found[".".join(self.scope) or "<module>"] += 1
         self.generic_visit(node)
 
@@ -359,4 +412,15 @@ def test_every_terminal_write_goes_through_the_sanitiser_or_was_reviewed() -> No
 def test_the_check_sees_an_unsanitised_write() -> None:
     writes = _Writes()
     writes.visit(ast.parse("def f(t):\n print(t)\n sys.stderr.write(f'{t}')\n print(visible(t))"))
+    assert writes.found == Counter({"f": 2})
+
+
+def test_the_check_sees_a_toast_of_outside_text() -> None:
+    writes = _Writes()
+    writes.visit(
+        ast.parse(
+            "def f(t):\n self.app.notify(f'{t}')\n self.notify(message=t)\n"
+            " self.notify(visible(t), markup=False)\n self.notify('ours')"
+        )
+    )
     assert writes.found == Counter({"f": 2})

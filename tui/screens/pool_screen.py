@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from core.visible import visible
 from tui.observatory import ObservatoryApp
 from tui.screens.help_screen import HelpSection
 from tui.screens.replay import ReplayScreen
@@ -111,14 +112,15 @@ class PoolScreen(Screen[None]):
             return
         self._shown = current
         self.rows = current[1]
-        self.query_one("#pool-title", Static).update(Content(title))
+        self.query_one("#pool-title", Static).update(Content(visible(title, one_line=True)))
         table = self.table
         cursor = table.cursor_row
         table.clear()
         for number, row in enumerate(self.rows):
             cells = astuple(row)[: len(COLUMNS)]
             waiting = Content.styled(row.waiting, "bold $warning") if row.waiting else ""
-            shown = [Content(str(c)) for c in cells]
+            # The task is the person's, the URL and title the page's: shown, never obeyed.
+            shown = [Content(visible(str(c), one_line=True)) for c in cells]
             shown[5] = waiting if isinstance(waiting, Content) else Content("")
             table.add_row(*shown, key=f"{number}")
         if self.rows:

@@ -41,6 +41,7 @@ from core.audit.records import (
     record_of,
 )
 from core.model.base import RecordedView
+from core.visible import visible
 from tui.observatory import ObservatoryApp, PaletteCommand
 from tui.rounds import (
     RoundView,
@@ -305,7 +306,9 @@ class ReplayScreen(RoundsScreen):
             self.index = LogIndex(self.path)
         except OSError as exc:
             self.app.notify(
-                f"Cannot open {self.path}: {exc.strerror or exc}", severity="error", markup=False
+                visible(f"Cannot open {self.path}: {exc.strerror or exc}"),
+                severity="error",
+                markup=False,
             )
             return
         self._scan()
@@ -429,7 +432,9 @@ class ReplayScreen(RoundsScreen):
         elif event.worker.group == "scan" and event.state == WorkerState.ERROR:
             self._start_verify()
             self.app.notify(
-                f"Reading the log stopped: {event.worker.error}", severity="error", markup=False
+                visible(f"Reading the log stopped: {event.worker.error}"),
+                severity="error",
+                markup=False,
             )
 
     @on(EntriesScanned)

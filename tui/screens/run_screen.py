@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from core.run.events import Event, EventSink, RunFinished, Supervisor
+from core.visible import visible
 from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED
 from tui.observatory import PaletteCommand
 from tui.rounds import RunView, duration_text, round_label
@@ -220,7 +221,9 @@ class RunScreen(RoundsScreen):
             self.run_view.state = "finished"
             self._finished(EXIT_CRASHED, None)
             self.app.notify(
-                f"The run stopped with an error: {type(self.crash).__name__}: {self.crash}",
+                visible(
+                    f"The run stopped with an error: {type(self.crash).__name__}: {self.crash}"
+                ),
                 title="Run crashed",
                 severity="error",
                 markup=False,
@@ -325,11 +328,13 @@ class RunScreen(RoundsScreen):
 
 def finish_text(finished: RunFinished) -> str:
     """The "Run finished" notice: the outcome, the answer, and the reason when it adds to
-    the answer (the agent's answer falls back to the reason, so they are often the same)."""
+    the answer (the agent's answer falls back to the reason, so they are often the same).
+    The answer and the reason are the model's words: their control characters are shown,
+    not sent to the terminal."""
     lines = [f"Run finished: {finished.outcome}"]
     if finished.answer:
         lines.append(finished.answer)
     if finished.reason and finished.reason != finished.answer:
         lines.append(finished.reason)
     lines.append("q quits · Esc closes this")
-    return "\n".join(lines)
+    return visible("\n".join(lines))

@@ -38,6 +38,7 @@ import fnmatch
 import html
 import json
 import re
+import string
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -488,6 +489,10 @@ def _letters(text: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(chars), spans
 
 
+_BASE64_CHARS = frozenset(string.ascii_letters + string.digits + "+/-_")
+"""Both base64 alphabets, standard and URL-safe."""
+
+
 def _base64_forms(value: str) -> set[str]:
     """Base64 text that appears wherever ``value`` is encoded, at any of the three byte
     alignments inside a longer encoded text (standard and URL-safe alphabets)."""
@@ -531,7 +536,16 @@ class _FormScanner:
         """Where disguised forms occur in ``text`` (base64 and letter runs), unmerged."""
         found: list[tuple[int, int]] = []
         if self._b64 is not None:
-            found += [m.span() for m in self._b64.finditer(text)]
+            # A form leaves out the character at each end that shares its bits with the
+            # text around the secret; it still holds some of the secret's, so a span (a
+            # screenshot's box) takes it in.
+            for m in self._b64.finditer(text):
+                start, end = m.span()
+                if start > 0 and text[start - 1] in _BASE64_CHARS:
+                    start -= 1
+                if end < len(text) and text[end] in _BASE64_CHARS:
+                    end += 1
+                found.append((start, end))
         letters, where = _letters(text) if self._grams else ("", [])
         for size, table in self._grams.items():
             for i in range(len(letters) - size + 1):

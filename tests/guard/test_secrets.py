@@ -330,3 +330,24 @@ def test_the_operational_log_scrubs_text_withheld_after_it_was_configured(
     finally:
         oplog.configure(None, console=False)
     assert "hunter2" not in path.read_text() and REDACTED in path.read_text()
+
+
+@pytest.mark.parametrize("before", ["", "u", "us", "user:", "ab:c"])
+@pytest.mark.parametrize("after", ["", "!", "@ex", "xyz1"])
+@pytest.mark.parametrize("alphabet", ["standard", "urlsafe"])
+def test_every_base64_character_that_holds_a_bit_of_the_secret_is_in_a_span(
+    before: str, after: str, alphabet: str
+) -> None:
+    """A screenshot's boxes are drawn over these spans: the characters at either end that
+    share their bits with the text around the secret hold some of its bits too (issue 25:
+    two of them showed past the end of the box)."""
+    value = "k9Tq2Wv7Lp4Xz8Rm"
+    secrets = Secrets([Secret("TOKEN", value)])
+    encode = base64.b64encode if alphabet == "standard" else base64.urlsafe_b64encode
+    data = (before + value + after).encode()
+    text = "Authorization: Basic " + encode(data).decode() + " (sent)"
+    offset = len("Authorization: Basic ")
+    first_bit, end_bit = 8 * len(before), 8 * (len(before) + len(value))
+    holding = range(offset + first_bit // 6, offset + (end_bit + 5) // 6)
+    covered = {i for start, end in secrets.spans(text) for i in range(start, end)}
+    assert set(holding) <= covered, (text, sorted(set(holding) - covered))

@@ -25,6 +25,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -108,8 +109,9 @@ class LoadedThemes:
 
 
 def builtin_themes_dir() -> Path:
-    """The project's ``themes/`` folder (next to the ``tui`` package)."""
-    return Path(__file__).resolve().parent.parent / "themes"
+    """The built-in themes: the project's top-level ``themes/``, which the wheel carries
+    inside the ``tui`` package as ``tui/theme_files`` (in a checkout, a link to it)."""
+    return Path(str(resources.files("tui").joinpath("theme_files")))
 
 
 def _color(value: Any, where: str) -> str:

@@ -175,11 +175,18 @@ function labelsOf(el) {
 }
 
 // The walk's kind, as far as naming cares, for an element met outside a walk.
+// The root of a contenteditable region (an editor), not a node inside one. The walk's kind
+// (interactiveKind) and the naming kind (nameKind) both ask this, first.
+/** @param {Element} el */
+function isEditableRoot(el) {
+  return /** @type {HTMLElement} */ (el).isContentEditable === true && !(el.parentElement && el.parentElement.isContentEditable);
+}
+
 function nameKind(el) {
   const tag = el.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return "field";
   if (tag === "LABEL") return "label";
-  if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
+  if (isEditableRoot(el)) return "editable";
   const role = el.getAttribute("role");
   const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || (!!role && ROLES.has(role.trim().split(/\s+/)[0]));
   if (!strong && isScroller(el)) return "scroll";

@@ -679,10 +679,11 @@ function interactiveKind(el, tag, st, c) {
  * @returns {string | null}
  */
 function attributeKind(el, st, c) {
+  // An editor's root is a text field whatever role it carries (CodeMirror 6 and
+  // ProseMirror say role=textbox): named by its label, its text read as its value.
+  if (isEditableRoot(el)) return "editable";
   const role = el.getAttribute("role");
   if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
-  const ce = el.getAttribute("contenteditable");
-  if (ce !== null && ce !== "false" && !(el.parentElement && el.parentElement.isContentEditable)) return "editable";
   // A control with its own handler inside a clickable row or card (a trash icon on a
   // message) is a target of its own; a pointer cursor there may be the row's.
   if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : isItemList(el) ? "list" : "weak";

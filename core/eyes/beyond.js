@@ -23,7 +23,7 @@ function isNew(ws, el, index) {
   for (let a = el, k = 0; a && k < 64; k++) {
     const counted = farSeen.get(a);
     if (counted !== undefined && counted < snapNo) return false;
-    a = a.parentElement || (a.parentNode && /** @type {ShadowRoot} */ (a.parentNode).host) || null;
+    a = parentOf(a) || (a.parentNode && /** @type {ShadowRoot} */ (a.parentNode).host) || null;
   }
   for (const run of farRuns) if (run.snap < snapNo && inRun(run, el)) return false;
   return true;

@@ -219,12 +219,10 @@ function formFacts(rec, el, tag, type) {
   const form = el.form || null;
   const submits = form && ((tag === "BUTTON" && type === "submit") || (tag === "INPUT" && (type === "submit" || type === "image")));
   if (form) {
-    try {
-      rec.formAction = submits && el.hasAttribute("formaction") ? el.formAction : form.action;
-      rec.formMethod = ((submits && el.getAttribute("formmethod")) || form.method || "get").toLowerCase();
-    } catch (_e) {
-      // a form with odd attributes: leave the facts empty
-    }
+    // Through the form's prototype: its controls may be named "action" or "method".
+    const goes = formTarget(form);
+    rec.formAction = submits && el.hasAttribute("formaction") ? String(el.formAction) : goes.action;
+    rec.formMethod = String((submits && el.getAttribute("formmethod")) || goes.method || "get").toLowerCase();
   }
   rec.submits = !!submits;
 }

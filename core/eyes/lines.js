@@ -185,7 +185,7 @@ function svgTitle(ws, el, c) {
     c.name.push(" " + t + " ");
     return;
   }
-  const parent = el.parentElement;
-  const b = parent ? parent.getBoundingClientRect() : null;
+  const parent = parentOf(el);
+  const b = parent ? rectOf(parent) : null;
   textLine(ws, t, c, b ? [b.left + c.ox, b.top + c.oy] : null);
 }

@@ -20,9 +20,10 @@ function labelText(label, control) {
   // A wrapping label's text without the control's own content (a select's options).
   let out = "";
   const walk = (n) => {
-    for (let c = n.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) out += c.data;
-      else if (c.nodeType === 1) {
+    for (let c = firstChildOf(n); c; c = nextSiblingOf(c)) {
+      const t = nodeTypeOf(c);
+      if (t === 3) out += /** @type {Text} */ (c).data;
+      else if (t === 1) {
         if (c === control || SKIP.has(c.tagName)) continue;
         const t = c.tagName;
         if (t === "SELECT" || t === "TEXTAREA" || t === "INPUT" || t === "BUTTON") continue;
@@ -179,7 +180,8 @@ function labelsOf(el) {
 // (interactiveKind) and the naming kind (nameKind) both ask this, first.
 /** @param {Element} el */
 function isEditableRoot(el) {
-  return /** @type {HTMLElement} */ (el).isContentEditable === true && !(el.parentElement && el.parentElement.isContentEditable);
+  const parent = parentOf(el);
+  return isEditableNode(el) && !(parent && isEditableNode(parent));
 }
 
 function nameKind(el) {
@@ -203,11 +205,12 @@ const MAX_NAME_DEPTH = 400;
 function contentText(el) {
   const parts = [];
   const one = (c) => {
-    if (c.nodeType === 3) {
+    const type = nodeTypeOf(c);
+    if (type === 3) {
       parts.push(c.data);
       return;
     }
-    if (c.nodeType !== 1) return;
+    if (type !== 1 || isForm(c)) return; // a form inside a button or link says nothing of its own
     const t = c.tagName;
     if (SKIP.has(t)) return;
     const svg = c.namespaceURI === SVG_NS;
@@ -241,7 +244,7 @@ function contentText(el) {
   const children = (n) => {
     if (depth >= MAX_NAME_DEPTH) return; // a page nesting thousands of levels: the name stops
     depth++;
-    for (let c = n.firstChild; c; c = c.nextSibling) if (c !== skip) one(c);
+    for (let c = firstChildOf(n); c; c = nextSiblingOf(c)) if (c !== skip) one(c);
     depth--;
   };
   children(rootOf(el) || el);

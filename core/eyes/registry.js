@@ -136,7 +136,8 @@ function rootOf(el) {
 // The marks of a driven tab (core/hands/badge.js) are ours, drawn in this world in a closed root on
 // <body>: CDP counts their elements like any others, but the eyes never read them.
 function marksRoot() {
-  const marks = globalThis.__handrailBadge;
+  // An own property only: an element named __handrailBadge is a named property of window.
+  const marks = Object.prototype.hasOwnProperty.call(globalThis, "__handrailBadge") ? globalThis.__handrailBadge : null;
   return (marks && marks.root) || null;
 }
 

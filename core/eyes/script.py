@@ -20,6 +20,7 @@ from core.world.scripts import parts
 from core.world.sensitive import judge_source
 
 EYES_PARTS = (
+    "dom",
     "registry",
     "text",
     "visibility",
@@ -47,7 +48,7 @@ def eyes_script() -> str:
     # The detectors judge fields with the hands' own function (core/world/sensitive.js).
     judge = f"const judgeSensitive = {judge_source()};"
     body = "\n".join([judge, parts(Path(__file__).parent, EYES_PARTS)])
-    return f'(() => {{\n"use strict";\nif (globalThis.__handrail) return;\n{body}\n}})();'
+    return f'(() => {{\n"use strict";\nif (Object.prototype.hasOwnProperty.call(globalThis, "__handrail")) return;\n{body}\n}})();'
 
 
 async def install_at_document_start(session: CDPSession) -> None:

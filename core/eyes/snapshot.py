@@ -52,7 +52,9 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
+
+import structlog
 
 from core.browser.browser import Browser, Tab
 from core.browser.child_targets import ChildTargets
@@ -79,6 +81,9 @@ from core.world.errors import WorldError
 from core.world.geometry import Affine, hops_map
 
 Sensitive = Literal["password", "otp", "payment"]
+SENSITIVE_KINDS: frozenset[str] = frozenset(get_args(Sensitive))
+
+log = structlog.get_logger("handrail.eyes")
 
 
 @dataclass(frozen=True)
@@ -377,31 +382,47 @@ def _rect(value: Any) -> tuple[float, float, float, float]:
     return (round(x, 1), round(y, 1), round(w, 1), round(h, 1))
 
 
+def _text(raw: Mapping[str, Any], key: str) -> str | None:
+    """``raw[key]`` when it is text, else None: the page script's answer is checked at the
+    border (a form control named "action" once made a form's action an element)."""
+    value = raw.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    log.warning("snapshot.bad_field", field=key, type=type(value).__name__)
+    return None
+
+
+def _number(raw: Mapping[str, Any], key: str) -> int | None:
+    value = raw.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _element(raw: Mapping[str, Any]) -> ElementInfo:
+    sensitive = raw.get("sensitive")
     return ElementInfo(
         index=int(raw["index"]),
         tag=str(raw["tag"]),
-        role=raw.get("role"),
+        role=_text(raw, "role"),
         name=str(raw.get("name") or ""),
         attrs={str(k): str(v) for k, v in (raw.get("attrs") or {}).items()},
         line=str(raw["line"]),
         rect=_rect(raw["rect"]),
         in_viewport=bool(raw["inView"]),
         is_new=bool(raw["isNew"]),
-        frame=raw.get("frame"),
+        frame=_text(raw, "frame"),
         shadow=bool(raw.get("shadow")),
         editable=bool(raw.get("editable")),
         disabled=bool(raw.get("disabled")),
-        input_type=raw.get("inputType"),
-        autocomplete=raw.get("autocomplete"),
-        form_action=raw.get("formAction"),
-        form_method=raw.get("formMethod"),
+        input_type=_text(raw, "inputType"),
+        autocomplete=_text(raw, "autocomplete"),
+        form_action=_text(raw, "formAction"),
+        form_method=_text(raw, "formMethod"),
         submits_form=bool(raw.get("submits")),
         focused=bool(raw.get("focused")),
-        sensitive=cast("Sensitive | None", raw.get("sensitive")),
-        frame_label=raw.get("frameLabel"),
-        frame_key=raw.get("frameKey"),
-        local_index=raw.get("localIndex"),
+        sensitive=cast("Sensitive", sensitive) if sensitive in SENSITIVE_KINDS else None,
+        frame_label=_text(raw, "frameLabel"),
+        frame_key=_text(raw, "frameKey"),
+        local_index=_number(raw, "localIndex"),
     )
 
 

@@ -348,7 +348,7 @@ function tooDeep(ws, c) {
  */
 function walkChildrenOf(ws, parent, c, skip) {
   const rows = ROW_PARENTS.has(parent.tagName);
-  let n = parent.firstChild;
+  let n = firstChildOf(parent);
   if (rows && !skip && !c.m && !c.name && parent.childElementCount > MIN_RUN_ROWS) {
     // Rows far above (a long table scrolled down): one run up to the first row that is
     // not, found by a binary search on the rows' boxes, instead of a visit per row.
@@ -359,9 +359,9 @@ function walkChildrenOf(ws, parent, c, skip) {
       n = kids[k];
     }
   }
-  for (; n; n = n.nextSibling) {
+  for (; n; n = nextSiblingOf(n)) {
     if (n === skip) continue;
-    const t = n.nodeType;
+    const t = nodeTypeOf(n);
     if (t === 1) {
       // In a table or list, once a row lies far below, so do all the rows after it.
       if (visit(ws, n, c) === FAR_BELOW && rows) {
@@ -383,6 +383,11 @@ function walkChildrenOf(ws, parent, c, skip) {
 function visit(ws, el, c) {
   ws.visited++;
   const tag = el.tagName;
+  // A form's controls may hide its own properties (a field named "tagName" makes tag that
+  // field): such a form is read as what it is to a person, a block of its children.
+  if ((tag === "FORM" || typeof tag !== "string") && isForm(el) && isClobbered(el)) {
+    return visitClobberedForm(ws, el, c);
+  }
   if (SKIP.has(tag)) return;
   if (el.namespaceURI === SVG_NS && !el.firstElementChild && SVG_SHAPES.has(tag)) {
     if (!el.hasAttribute("onclick") && !el.hasAttribute("role") && !el.hasAttribute("tabindex")) return;
@@ -460,6 +465,27 @@ function hiddenByStyle(el, st, display) {
 function endBlock(ws, c) {
   if (c.name) c.name.push(" ");
   else flush(ws);
+}
+
+// A form whose controls hide its properties: its box and style are the browser's to
+// give (getComputedStyle asks the window), and its children are reached through Node's
+// own getters. Forms draw nothing of their own and are never targets, so nothing else of
+// the form itself is read.
+/**
+ * @param {WalkState} ws
+ * @param {HTMLFormElement} form
+ * @param {WalkContext} c
+ */
+function visitClobberedForm(ws, form, c) {
+  const st = c.view.getComputedStyle(form);
+  if (st.display === "none") return;
+  endBlock(ws, c);
+  for (const n of formChildren(form)) {
+    const t = nodeTypeOf(n);
+    if (t === 1) visit(ws, n, c);
+    else if (t === 3) textNode(ws, /** @type {Text} */ (n), c);
+  }
+  endBlock(ws, c);
 }
 
 // A <slot>: what is assigned to it, else its fallback content.

@@ -39,7 +39,11 @@ function itemLevel(item) {
   if (own > 0) return own;
   const sel = item.getAttribute("role") === "treeitem" ? "[role=treeitem]" : "li";
   let level = 1;
-  for (let p = item.parentElement && item.parentElement.closest(sel); p && level < 50; p = p.parentElement && p.parentElement.closest(sel)) {
+  const above = (/** @type {Element} */ n) => {
+    const up = parentOf(n);
+    return up && closestOf(up, sel);
+  };
+  for (let p = above(item); p && level < 50; p = above(p)) {
     level++;
   }
   return level;

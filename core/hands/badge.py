@@ -46,7 +46,8 @@ def _badge_js() -> str:
 async def _call(tab: Tab, name: str, *args: object) -> bool:
     call = (
         "function (name, ...args) {\n"
-        f"  const api = globalThis.__handrailBadge || (globalThis.__handrailBadge = {_badge_js()});\n"
+        '  const api = Object.prototype.hasOwnProperty.call(globalThis, "__handrailBadge")\n'
+        f"    ? globalThis.__handrailBadge : (globalThis.__handrailBadge = {_badge_js()});\n"
         "  return api[name](...args);\n"
         "}"
     )

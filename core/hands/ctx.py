@@ -132,7 +132,8 @@ _NOT_INSTALLED = "\u0000handrail: page script not installed"
 # call).
 _CALL = (
     "function (name, args) {\n"
-    "  const api = globalThis.__handrailPage;\n"
+    '  const api = Object.prototype.hasOwnProperty.call(globalThis, "__handrailPage")\n'
+    "    ? globalThis.__handrailPage : undefined;\n"
     f"  return api ? api[name](...args) : {json.dumps(_NOT_INSTALLED)};\n"
     "}"
 )
@@ -145,7 +146,8 @@ def _install_source() -> str:
     returns their ``api``."""
     return (
         "function (name, args) {\n"
-        "  const api = globalThis.__handrailPage || (globalThis.__handrailPage = ((judgeSensitive) => {\n"
+        '  const api = Object.prototype.hasOwnProperty.call(globalThis, "__handrailPage")\n'
+        "    ? globalThis.__handrailPage : (globalThis.__handrailPage = ((judgeSensitive) => {\n"
         '"use strict";\n'
         f"{parts(_HANDS_DIR, PAGE_PARTS)}\n"
         "return api;\n"

@@ -8,8 +8,22 @@
 // globalThis.__handrail: the stages share their top-level names, and the page sees none
 // of them.
 
+// A node's parent through Node's own getters: a form's controls may be named "parentNode"
+// or "parentElement" and hide the form's (DOM clobbering; see core/eyes/dom.js).
+const NODE_PARENT = /** @type {(this: Node) => (ParentNode | null)} */ (
+  /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Node.prototype, "parentNode")).get
+);
+const NODE_PARENT_ELEMENT = /** @type {(this: Node) => (Element | null)} */ (
+  /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Node.prototype, "parentElement")).get
+);
+
+/** @param {Node} node */
+function parentElementOf(node) {
+  return NODE_PARENT_ELEMENT.call(node);
+}
+
 function composedParent(node) {
-  const parent = node.parentNode;
+  const parent = NODE_PARENT.call(node);
   if (parent) return parent.nodeType === 11 && parent.host ? parent.host : parent;
   if (node.nodeType === 9) {
     try {

@@ -28,21 +28,31 @@ function neighbourhood(el) {
   const doc = el.ownerDocument;
   let root = el;
   for (let i = 0; i < HOVER_LEVELS; i++) {
-    const up = root.parentElement;
+    const up = parentElementOf(root);
     if (!up || up === doc.body || up === doc.documentElement) break;
     root = up;
   }
   return root;
 }
 
+const NODE_IS_CONNECTED = /** @type {(this: Node) => boolean} */ (
+  /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Node.prototype, "isConnected")).get
+);
+const ELEMENT_BY_TAG = Element.prototype.getElementsByTagName;
+const isFormElement = (/** @type {Element} */ el) =>
+  Object.prototype.toString.call(el) === "[object HTMLFormElement]";
+
 function within(roots) {
   const out = new Set();
   for (const root of roots) {
-    if (!root.isConnected) continue;
-    out.add(root);
-    for (const el of root.getElementsByTagName("*")) {
+    // The neighbourhood's root may be a form: read through Node's and Element's own
+    // members (its controls may be named "isConnected" or "getElementsByTagName").
+    if (!NODE_IS_CONNECTED.call(root)) continue;
+    // A form draws nothing and never appears on hover; its members may be shadowed.
+    if (!isFormElement(root)) out.add(root);
+    for (const el of ELEMENT_BY_TAG.call(root, "*")) {
       if (out.size >= HOVER_LIMIT) return [...out];
-      out.add(el);
+      if (!isFormElement(el)) out.add(el);
     }
   }
   return [...out];
@@ -53,7 +63,7 @@ let hoverBefore = null;
 // What a 1-pixel clipping box holds is not seen (the "visually hidden" text for screen
 // readers: jQuery UI's live region, .sr-only).
 function visuallyHidden(el) {
-  for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+  for (let n = el; n && n.nodeType === 1; n = parentElementOf(n)) {
     const st = styleOf(n);
     if (st.clip === "rect(0px, 0px, 0px, 0px)" || st.clipPath === "inset(50%)") return true;
     if (st.overflowX !== "visible" && st.overflowY !== "visible") {
@@ -120,6 +130,6 @@ function hoverAppeared() {
     (el) => shown(el) && !before.seen.has(el) && !visuallyHidden(el),
   );
   const freshSet = new Set(fresh);
-  const roots = fresh.filter((el) => !freshSet.has(el.parentElement));
+  const roots = fresh.filter((el) => !freshSet.has(parentElementOf(el)));
   return roots.slice(0, 4).map(appearedItem);
 }

@@ -214,9 +214,15 @@
     // Copies of what is covered drawn elsewhere: a text-shadow, a filter (drop-shadow, an
     // SVG offset) or a reflection, on the element or any ancestor (across shadow roots and
     // frames). They are switched off for the capture; verify() checks they stayed off.
+    // Through Node's own getters: an ancestor may be a form whose controls hide its
+    // parentElement and parentNode (DOM clobbering).
+    const parentGet = (/** @type {string} */ name) =>
+      /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Node.prototype, name)).get;
+    const up = parentGet("parentElement");
+    const upNode = parentGet("parentNode");
     const parentOf = (el) =>
-      el.parentElement ||
-      (el.parentNode && el.parentNode.host) ||
+      up.call(el) ||
+      (upNode.call(el) && upNode.call(el).host) ||
       (el.ownerDocument.defaultView && el.ownerDocument.defaultView.frameElement) ||
       null;
     const starts = [];

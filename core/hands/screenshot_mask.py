@@ -79,7 +79,8 @@ def _mask_js() -> str:
 async def _mask(tab: Tab, name: str, *args: Any, timeout: float) -> Any:
     call = (
         "function (name, ...args) {\n"
-        f"  const api = globalThis.__handrailMask || (globalThis.__handrailMask = {_mask_js()});\n"
+        '  const api = Object.prototype.hasOwnProperty.call(globalThis, "__handrailMask")\n'
+        f"    ? globalThis.__handrailMask : (globalThis.__handrailMask = {_mask_js()});\n"
         "  return api[name](...args);\n"
         "}"
     )

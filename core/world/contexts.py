@@ -40,6 +40,10 @@ from core.world.errors import WorldError, exception_line
 WORLD_NAME = "handrail"
 STATE_KEY = "world"
 
+_INSTALLED = 'Object.prototype.hasOwnProperty.call(globalThis, "__handrail")'
+"""Whether our world has the page script: an own property of its global, never a page
+element named ``__handrail`` (window's named properties reach isolated worlds too)."""
+
 LOST_CONTEXT = ("Cannot find context", "Execution context was destroyed", "Cannot find default")
 """What the browser says when our context's document was replaced under a call."""
 
@@ -182,7 +186,7 @@ async def _install(session: CDPSession, frame_id: str, seed: int, timeout: float
     ready = await session.send(
         "Runtime.evaluate",
         {
-            "expression": f"globalThis.__handrail ? globalThis.__handrail.init({int(seed)}) : 0",
+            "expression": (f"{_INSTALLED} ? globalThis.__handrail.init({int(seed)}) : 0"),
             "contextId": context_id,
             "returnByValue": True,
         },

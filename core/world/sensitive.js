@@ -149,14 +149,21 @@
   }
 
   // A run of short sibling inputs that together hold a card number or a code.
+  // The container may be a form whose controls hide its members (DOM clobbering): it is
+  // climbed and searched through Node's and Element's own.
+  const parentOf = /** @type {(this: Node) => (Element | null)} */ (
+    /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Node.prototype, "parentElement")).get
+  );
+  const inputsIn = (/** @type {Element} */ box) => Array.from(Element.prototype.querySelectorAll.call(box, "input")).filter(isField);
+
   function byShape(node) {
-    if (node.tagName !== "INPUT" || !node.parentElement) return null;
-    let container = node.parentElement;
-    let run = Array.from(container.querySelectorAll("input")).filter(isField);
+    if (node.tagName !== "INPUT" || !parentOf.call(node)) return null;
+    let container = /** @type {Element} */ (parentOf.call(node));
+    let run = inputsIn(container);
     // Each box is often wrapped in its own element: look one level up.
-    if (run.length < 2 && container.parentElement) {
-      container = container.parentElement;
-      run = Array.from(container.querySelectorAll("input")).filter(isField);
+    if (run.length < 2 && parentOf.call(container)) {
+      container = /** @type {Element} */ (parentOf.call(container));
+      run = inputsIn(container);
     }
     const lengths = run.map((input) => input.maxLength);
     if (lengths.some((n) => !(n > 0))) return null;

@@ -10,7 +10,7 @@
 
 // The attributes a digest line may carry, in the order it prints them.
 const LINE_ATTRS = [
-  "role", "type", "name", "placeholder", "value", "selected", "options", "multiple", "checked",
+  "role", "type", "name", "placeholder", "value", "min", "max", "selected", "options", "multiple", "checked",
   "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "scrollable",
   "href", "target", "focused",
 ];
@@ -190,6 +190,12 @@ function recordFacts(ws, rec, el, tag, kind) {
   if (ac) rec.autocomplete = ac;
   rec.sensitive = sensitiveOf(el, tag);
   valueAttrs(rec, el, tag, kind, type);
+  const range = rangeOf(el, tag);
+  if (range) {
+    a.value = range.value;
+    if (range.min !== "") a.min = range.min;
+    if (range.max !== "") a.max = range.max;
+  }
   const ariaChecked = el.getAttribute("aria-checked");
   if (ariaChecked === "true") a.checked = "";
   else if (ariaChecked === "mixed") a.checked = "mixed";

@@ -643,6 +643,15 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
     return false;
   }
   if (MEDIA_TAGS.has(tag)) return false;
+  const range = c.name ? null : rangeOf(el, tag);
+  if (range) {
+    // A bar a person reads but cannot act on: its reading joins the text, after its name
+    // (a <progress> or <meter> may have a label, whose text is then not shown twice).
+    const labels = el.labels ? [...el.labels] : [];
+    const name = accessibleName(el, "strong", "") || (labels.length ? labelText(labels[0], el) : "");
+    if (cc.vis && !cc.far) textLine(ws, (name ? `${name}: ` : "") + rangeText(range), c, null);
+    if (tag === "PROGRESS" || tag === "METER") return true; // their content is never drawn
+  }
   walkInto(ws, el, cc);
   return true;
 }

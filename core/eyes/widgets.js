@@ -106,3 +106,51 @@ function isListItem(el, list) {
   if (NOT_ITEM_ROLES.has(el.getAttribute("role"))) return false;
   return !el.querySelector(SELECTOR);
 }
+
+// ---- ranges --------------------------------------------------------------------------------
+// A number a person reads off a widget: a slider's position (or the text its handle shows),
+// a star rating, a spin button, a progress bar, a meter.
+const RANGE_ROLES = new Set(["slider", "spinbutton", "progressbar", "meter", "scrollbar"]);
+
+/**
+ * The range `el` shows, or null: its value as a person reads it (aria-valuetext, else
+ * aria-valuenow, else the visible text the handle carries) and its bounds when known.
+ * @param {any} el
+ * @param {string} tag
+ * @returns {{value: string, min: string, max: string} | null}
+ */
+function rangeOf(el, tag) {
+  if (tag === "INPUT" && String(el.type).toLowerCase() === "range") {
+    return { value: String(el.value), min: el.min || "0", max: el.max || "100" };
+  }
+  if (tag === "PROGRESS") {
+    return el.hasAttribute("value") ? { value: String(el.value), min: "0", max: String(el.max) } : null;
+  }
+  if (tag === "METER") return { value: String(el.value), min: String(el.min), max: String(el.max) };
+  const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+  if (!RANGE_ROLES.has(role)) return null;
+  const value =
+    clean(el.getAttribute("aria-valuetext") || "") ||
+    clean(el.getAttribute("aria-valuenow") || "") ||
+    cut(clean(el.innerText || ""), 40);
+  if (!value) return null;
+  return {
+    value,
+    min: clean(el.getAttribute("aria-valuemin") || ""),
+    max: clean(el.getAttribute("aria-valuemax") || ""),
+  };
+}
+
+/**
+ * How a progress bar or meter reads: "40%" on a 0–100 (or 0–1) scale, else "10 of 0–50".
+ * @param {{value: string, min: string, max: string}} range
+ */
+function rangeText(range) {
+  const { value, min, max } = range;
+  const n = Number(value);
+  if (!Number.isFinite(n) || value.trim() === "") return value;
+  if ((min === "" || Number(min) === 0) && Number(max) === 100) return `${n}%`;
+  if ((min === "" || Number(min) === 0) && Number(max) === 1) return `${Math.round(n * 100)}%`;
+  if (min !== "" && max !== "") return `${value} of ${min}–${max}`;
+  return max !== "" ? `${value} of ${max}` : value;
+}

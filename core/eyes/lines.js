@@ -20,13 +20,13 @@ function flush(ws) {
   if (!ws.includeText) return;
   if (ws.lastName !== null && s === ws.lastName) return; // a label or tooltip repeating a name
   let e = esc(s);
-  if (/^[\s*~]*\[/.test(e)) e = e.replace("[", "［"); // only our lines start with "["
+  if (/^[\s*~]*\[/.test(e)) e = e.replace("[", "&#91;"); // only our lines start with "["
   // ... and our frame headers with `frame "` / `frame (`: a page cannot fake one.
   if (/^frame\s*["(]/i.test(e)) e = e.replace(/^(frame\s*)"/i, "$1“").replace(/^(frame\s*)\(/i, "$1❨");
   const maxLine = ws.maxLine;
   for (let k = 0; k < e.length; k += maxLine) {
     let part = e.slice(k, k + maxLine);
-    if (k > 0 && /^[\s*~]*\[/.test(part)) part = part.replace("[", "［");
+    if (k > 0 && /^[\s*~]*\[/.test(part)) part = part.replace("[", "&#91;");
     ws.lines.push({ s: part, el: null, dist: ws.bufDist, above: ws.bufAbove });
   }
   ws.lastName = null;

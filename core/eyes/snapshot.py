@@ -29,8 +29,10 @@ Digest lines (docs/architecture.md, "What the model sees each round")::
   (``[… 230 more interactive elements … below the viewport: scroll down to see them]``).
 - An element line with an empty name has no closing tag (``[7]<input type=text name=q>``).
 - Lines that start with ``[`` are always handrail's (elements and notes): page text that
-  would start with ``[`` is escaped, ``<``/``>`` in page strings become ``‹``/``›``, ``[12]``
-  becomes ``［12］``, and role markers like ``Human:`` get a lookalike colon.
+  would start with ``[`` is escaped, and so is what could open a tag or an index reference
+  (``<`` before a letter, ``/``, ``!`` or ``?`` reads ``&lt;``; ``[12]`` reads ``&#91;12]``;
+  ``&`` before those reads ``&amp;``): page text is otherwise as the page has it, ``>`` and
+  ``a < b`` included. Role markers like ``Human:`` get a lookalike colon.
 - The size cap drops what is farthest from the viewport first (then text, then elements) and
   the cut is always announced in the last line and in :attr:`Snapshot.truncated`, naming
   the frames it cut from.
@@ -319,21 +321,35 @@ _INVISIBLE = re.compile(
     "\u2060-\u2064\u2066-\u2069\ufeff]"
 )
 _ROLE_MARK = re.compile(r"\b(human|assistant|system|user|developer)(\s*):", re.IGNORECASE)
-_INDEX_REF = re.compile(r"\[(\s*\d+\s*)\]")
+_INDEX_REF = re.compile(r"\[(?=\s*\d+\s*\])")
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+_ESCAPED_AMP = re.compile(r"&(?=lt;|amp;|#91;)")
+_UNESCAPE = re.compile(r"&(lt|amp|#91);")
+_UNESCAPED = {"lt": "<", "amp": "&", "#91": "["}
 
 
 def escape_page_text(text: str) -> str:
-    """Make a page-controlled string safe to place in the observation: one line, no tags
-    (``<``/``>`` become ``‹``/``›``), no ``[N]`` index references, no role markers, no
-    invisible or bidi-control characters, and never starting with ``[``."""
+    """Make a page-controlled string safe to place in the observation: one line, nothing
+    that opens a tag (``<`` before a letter, ``/``, ``!`` or ``?`` reads ``&lt;``), no
+    ``[N]`` index references (``&#91;N]``), no role markers, no invisible or bidi-control
+    characters, and never starting with ``[``. Everything else is the page's text as it is
+    ("price > 40", "a < b"); :func:`unescape_page_text` undoes the escapes exactly (the
+    same rule as ``esc`` in core/eyes/text.js)."""
     s = _INVISIBLE.sub("", text)
     s = " ".join(s.split())
-    s = s.replace("<", "‹").replace(">", "›")
-    s = _INDEX_REF.sub(r"［\1］", s)
+    s = _ESCAPED_AMP.sub("&amp;", s)
+    s = _TAG_OPEN.sub("&lt;", s)
+    s = _INDEX_REF.sub("&#91;", s)
     s = _ROLE_MARK.sub(r"\1\2꞉", s)
     if re.match(r"^[\s*~]*\[", s):
-        s = s.replace("[", "［", 1)
+        s = s.replace("[", "&#91;", 1)
     return s
+
+
+def unescape_page_text(text: str) -> str:
+    """The page's text from the digest's form of it: ``&lt;``, ``&#91;`` and ``&amp;``
+    undone (role markers and left-out invisible characters stay as the digest has them)."""
+    return _UNESCAPE.sub(lambda m: _UNESCAPED[m.group(1)], text)
 
 
 def _tab_line(description: str) -> str:

@@ -13,13 +13,17 @@ const ROLE_MARK = /\b(human|assistant|system|user|developer)(\s*):/gi;
 function clean(s) {
   return s.replace(INVISIBLE, "").replace(/\s+/g, " ").trim();
 }
-// `<`/`>` become guillemets (no tag, no envelope can be closed or faked), `[12]` becomes
-// `［12］` (the page cannot name an index), `Human:` gets a lookalike colon.
+// Page text as the page has it, but for what could open a digest tag or an index
+// reference: "<" before a letter, "/", "!" or "?" reads "&lt;", and "[" before a number in
+// brackets "&#91;"; "&" before either of those (or "&amp;") reads "&amp;", so the escape
+// is undone exactly (core/eyes/snapshot.py escape_page_text is the same rule in Python, and
+// the system prompt says how the escapes read). A comparison ("price > 40", "a < b"), an
+// arrow or a quote stays what it is. `Human:` gets a lookalike colon.
 function esc(s) {
   return s
-    .replace(/</g, "‹")
-    .replace(/>/g, "›")
-    .replace(/\[(\s*\d+\s*)\]/g, "［$1］")
+    .replace(/&(?=lt;|amp;|#91;)/g, "&amp;")
+    .replace(/<(?=[A-Za-z/!?])/g, "&lt;")
+    .replace(/\[(?=\s*\d+\s*\])/g, "&#91;")
     .replace(ROLE_MARK, "$1$2꞉");
 }
 function cut(s, n) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.eyes.snapshot import unescape_page_text
 from core.hands.ctx import Ctx, Refused, js
 from core.hands.messages import clip, fmt_rect
 from core.hands.settle import Probe
@@ -87,9 +88,10 @@ async def check_expect(
 
 
 def normalise_name(name: str) -> str:
-    # The digest escapes page strings (‹ › for < >, ［ ］ for brackets) and cuts long names.
+    # The digest escapes what could open a tag or an index (&lt; &#91; &amp;), marks role
+    # words (꞉) and cuts long names; logs from before issue 26 used ‹ › ［ ］.
     table = str.maketrans({"‹": "<", "›": ">", "［": "[", "］": "]", "꞉": ":"})
-    text = " ".join(name.translate(table).split()).lower()
+    text = " ".join(unescape_page_text(name).translate(table).split()).lower()
     return text.removesuffix("…").strip()
 
 

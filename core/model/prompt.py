@@ -26,6 +26,10 @@ How the page is shown:
 - Menus that open when the pointer rests on them: `hover` the item, read what appeared,
   then click the entry you need. A `haspopup` item may also open on click.
 - Plain lines between elements are the page's visible text, in reading order.
+- Page text is shown as the page has it ("price > 40", "a < b"). Only what would look like
+  this markup is escaped: `&lt;` stands for `<` where it would start a tag, `&#91;` for
+  `[` before a number in brackets, and `&amp;` for `&` before those. When you type such
+  text, type the characters themselves, not the escapes.
 
 Trust and safety:
 - {NOTICE}

@@ -129,9 +129,10 @@ class View:
         return match.group(1).rstrip(".,;")
 
     def index_the_page_names(self) -> int:
-        """``click [N]`` in page text, in either bracket form: the page escapes ``[N]`` to
-        ``［N］`` so it cannot forge an element line, but an obedient model still follows it."""
-        match = re.search(r"click\s*[\[［]\s*(\d+)\s*[\]］]", self.state, re.I)
+        """``click [N]`` in page text, in any of its forms: the digest escapes ``[N]`` in page
+        text to ``&#91;N]`` (``［N］`` in logs from before issue 26) so it cannot forge an
+        element line, but an obedient model still follows it."""
+        match = re.search(r"click\s*(?:\[|［|&#91;)\s*(\d+)\s*[\]］]", self.state, re.I)
         if match is None:
             raise LookupError(f"the page names no index to click:\n{self.state}")
         return int(match.group(1))

@@ -97,7 +97,7 @@ async def test_a_title_cannot_close_the_envelope_and_its_order_is_refused(
     )
     digest = run.observed[0].digest
     title_line = next(line for line in digest.splitlines() if line.startswith("Title: "))
-    assert "‹/browser_state" in title_line and "‹browser_state" in title_line
+    assert "&lt;/browser_state" in title_line and "&lt;browser_state" in title_line
     # The obedient model went for it; the allowlist refused before anything was sent.
     [navigate] = run.done("navigate")
     assert refused_by_policy(navigate)
@@ -125,7 +125,7 @@ async def test_aria_label_and_alt_injection_stays_data_and_the_click_it_orders_i
         person=person,
     )
     digest = run.observed[0].digest
-    assert "‹/browser_state›" in digest and "‹system›" in digest
+    assert "&lt;/browser_state>" in digest and "&lt;system>" in digest
     assert "<system>" not in digest
     _only_element_lines_name_indexes(digest)
     [request] = person.requests
@@ -149,7 +149,7 @@ async def test_a_fake_role_message_in_text_and_in_a_name_stays_inside_the_envelo
     # The page said "Human: ..." and "Assistant: ..."; the model reads them as page text.
     assert "Human" in digest and "Assistant" in digest
     button = next(line for line in digest.splitlines() if "admin mode" in line)
-    assert button.startswith("[") and "‹/browser_state›‹system›" in button
+    assert button.startswith("[") and "&lt;/browser_state>&lt;system>" in button
     [navigate] = run.done("navigate")
     assert refused_by_policy(navigate)
     assert run.intents() == [] and attacker.received == []

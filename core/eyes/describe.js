@@ -91,6 +91,7 @@ function describe(ws, el, tag, st, kind, cc, rect, c, scrollOf) {
   const role = el.getAttribute("role");
   let implied = IMPLIED_ROLE[tag] || null;
   if (tag === "INPUT") implied = INPUT_ROLE[el.type] || "textbox";
+  if (tag === "SELECT" && isListBox(el)) implied = "listbox";
   if (role && role !== implied) rec.attrs.role = role;
   rec.role = role || implied;
   rec.name = accessibleName(el, kind, content);
@@ -106,11 +107,52 @@ function describe(ws, el, tag, st, kind, cc, rect, c, scrollOf) {
   const widget = el.closest(".g-recaptcha, .h-captcha, .cf-turnstile");
   if (widget) rec.attrs.captcha = widget.className;
   if (ROBOT_TEXT.test(rec.name)) ws.signals.captcha.push({ kind: "generic", where: cut(rec.name, 80) });
+  if (tag === "SELECT" && !c.name && isListBox(el)) scrollNoteText = listBoxOptions(ws, el, rec, cc, c);
   rec.line = lineOf(rec) + scrollNoteText;
   entry.s = rec.line;
   ws.lastName = rec.name;
   if (inside.group && !c.name) visit(ws, inside.group, inside.groupCtx);
   return rec;
+}
+
+/**
+ * A <select multiple> or <select size=N> is drawn as an open list, not a dropdown.
+ * @param {HTMLSelectElement} el
+ */
+function isListBox(el) {
+  return el.multiple || el.size > 1;
+}
+
+/**
+ * The options a list box shows in its rows, each listed after it as an item a person
+ * clicks (with its selected state); returns the note on the options scrolled out of its
+ * box, which replaces the options count.
+ * @param {WalkState} ws
+ * @param {HTMLSelectElement} el
+ * @param {any} rec
+ * @param {WalkContext} cc
+ * @param {WalkContext} c
+ * @returns {string}
+ */
+function listBoxOptions(ws, el, rec, cc, c) {
+  delete rec.attrs.options;
+  const box = el.getBoundingClientRect();
+  const top = box.top + el.clientTop;
+  const bottom = top + el.clientHeight;
+  const beyond = { above: 0, below: 0, left: 0, right: 0 };
+  for (const opt of el.options) {
+    const r = opt.getBoundingClientRect();
+    if (r.height < 1) continue; // a hidden option
+    if (r.bottom <= top + 1) beyond.above++;
+    else if (r.top >= bottom - 1) beyond.below++;
+    else {
+      const rect = c.m ? mapBox(c.m, r.left, r.top, r.width, r.height) : [r.left + c.ox, r.top + c.oy, r.width, r.height];
+      // Its own context: inside a <label>, the label's text is kept out of the page's
+      // lines (it names the select), never out of an option's name.
+      describe(ws, opt, "OPTION", null, "strong", Object.assign({}, cc, { suppress: false }), rect, c, null);
+    }
+  }
+  return scrollNote(beyond, rec.index);
 }
 
 /**
@@ -264,6 +306,8 @@ function valueAttrs(rec, el, tag, kind, type) {
     if (el.multiple) a.multiple = "";
     if (opts.length <= 8) a.options = opts.map((o) => cut(clean(o.label || o.text), 30)).join("|");
     else a.options = String(opts.length);
+  } else if (tag === "OPTION") {
+    if (el.selected) a.selected = "";
   } else if (kind === "editable") {
     rec.editable = true;
   } else if (kind === "label") {

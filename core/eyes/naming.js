@@ -11,6 +11,7 @@ const ROLES = new Set([
 ]);
 const IMPLIED_ROLE = {
   A: "link", BUTTON: "button", SELECT: "combobox", TEXTAREA: "textbox", SUMMARY: "button",
+  OPTION: "option",
 };
 const INPUT_ROLE = {
   checkbox: "checkbox", radio: "radio", button: "button", submit: "button", reset: "button",

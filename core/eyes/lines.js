@@ -40,6 +40,12 @@ function flush(ws) {
  */
 function textNode(ws, n, c) {
   const s = n.data;
+  if (c.name && !c.far && !c.suppress && (!c.st || c.st.visibility === "visible")) {
+    // A name holds text out of sight (clipped, indented away, 1px, transparent) as the
+    // accessible name does; only what is out of the accessibility tree never reached here.
+    c.name.push(s);
+    return;
+  }
   if (!c.vis || c.far) {
     if (!c.vis && s.length > 8 && INSTR.test(s)) ws.hidden++;
     return;

@@ -221,6 +221,7 @@ function contentText(el) {
       return;
     }
     if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
+    if (c.getAttribute("aria-hidden") === "true" || c.hasAttribute("inert")) return; // out of the accessibility tree, as in the walk
     if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
     else if (svg && t === "svg" && c.getAttribute("aria-label")) parts.push(" " + c.getAttribute("aria-label") + " ");
     else if (svg) {
@@ -233,7 +234,9 @@ function contentText(el) {
       if (assigned.length) assigned.forEach(one);
       else children(c);
     } else {
-      const block = !c.ownerDocument.defaultView.getComputedStyle(c).display.startsWith("inline");
+      // In a name an inline block is a word of its own too (as the walk and Chrome have it).
+      const display = c.ownerDocument.defaultView.getComputedStyle(c).display;
+      const block = display !== "inline" && display !== "contents";
       if (block) parts.push(" ");
       children(rootOf(c) || c);
       if (block) parts.push(" ");

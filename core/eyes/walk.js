@@ -406,18 +406,25 @@ function visit(ws, el, c) {
   let above = c.above;
   let far = false;
   if (!contents) {
-    if (placeBox(ws, el, st, c, isRoot, pos)) return hiddenScan(ws, el);
-    const b = ws.box;
-    ({ x, y, w, h, dist, above, far } = b);
-    selfVisible = b.visible;
-    if (far && selfVisible && !isRoot && pos !== "fixed" && pos !== "sticky" && !c.name && !rootOf(el)) {
-      return countBeyond(ws, el, above, c);
+    if (placeBox(ws, el, st, c, isRoot, pos)) {
+      // Clipped away or a 1px box: out of sight, but a name still holds its text (the
+      // visually-hidden class, CSS image replacement), as the accessible name does.
+      if (!c.name) return hiddenScan(ws, el);
+      selfVisible = false;
+    } else {
+      const b = ws.box;
+      ({ x, y, w, h, dist, above, far } = b);
+      selfVisible = b.visible;
+      if (far && selfVisible && !isRoot && pos !== "fixed" && pos !== "sticky" && !c.name && !rootOf(el)) {
+        return countBeyond(ws, el, above, c);
+      }
     }
   }
   if (st.visibility !== "visible") selfVisible = false;
 
   const block = !(display.startsWith("inline") || contents);
   if (block) endBlock(ws, c);
+  else if (c.name && display !== "inline" && !contents) c.name.push(" "); // an inline block is a word of its own
   const cc = childContext(el, st, pos, c, selfVisible, dist, above, far);
   if (!contents && !isRoot && clipsOverflow(st)) cc.clip = intersect(cc.clip, x, y, w, h);
   narrowClips(cc, st, pos);
@@ -443,6 +450,7 @@ function visit(ws, el, c) {
   if (kind) describe(ws, el, tag, st, kind, cc, [x, y, w, h], c, scrollOf);
   else if (!visitPlain(ws, el, tag, cc, c, selfVisible, x, y)) return;
   if (block) endBlock(ws, c);
+  else if (c.name && display !== "inline" && !contents) c.name.push(" ");
 }
 
 // Not rendered, or hidden from a person (and from assistive technology) as a whole.
@@ -633,7 +641,8 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
     if (!ctl.hasAttribute("aria-label") && !ctl.hasAttribute("aria-labelledby")) cc.suppress = true;
   }
   if (tag === "BR") endBlock(ws, c);
-  if (tag === "IMG" && c.name && selfVisible) c.name.push(" " + (el.getAttribute("alt") || "") + " ");
+  if (tag === "IMG" && c.name && cc.st && cc.st.visibility === "visible") c.name.push(" " + (el.getAttribute("alt") || "") + " ");
+  else if (tag === "IMG" && !c.name && selfVisible && cc.vis && !cc.far) iconAlt(ws, el, c);
   if (tag === "svg" && el.namespaceURI === SVG_NS) {
     svgRoot(ws, el, cc);
     return false;
@@ -654,6 +663,25 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
   }
   walkInto(ws, el, cc);
   return true;
+}
+
+// An icon's alt text is read where it stands ("True" and "False" in a table's cells), as
+// a person reads the icon: the alt of an image icon-sized or in a table cell.
+/**
+ * @param {WalkState} ws
+ * @param {HTMLImageElement} el
+ * @param {WalkContext} c
+ */
+function iconAlt(ws, el, c) {
+  const alt = clean(el.getAttribute("alt") || "");
+  if (!alt || c.suppress) return;
+  const r = el.getBoundingClientRect();
+  if ((r.width > 48 || r.height > 48) && !el.closest("td, th")) return;
+  if (!ws.buf) {
+    ws.bufDist = c.dist;
+    ws.bufAbove = c.above;
+  }
+  ws.buf += ` ${alt} `;
 }
 
 // An element's children, or its shadow root's (which this walk then has entered).

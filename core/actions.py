@@ -96,8 +96,22 @@ _TOOLS: tuple[_Tool, ...] = (
         "Click an interactive element of the digest by its index (links, buttons, checkboxes, "
         "radio buttons, tabs, menu items). Elements marked `~` are outside the viewport; "
         "click scrolls to them first. Clicking a button that submits, sends, buys, books, posts "
-        "or deletes is a commitment: do it only when the task explicitly asks for it.",
-        {"index": {"type": "integer", "minimum": 0, "description": _INDEX_DOC}},
+        "or deletes is a commitment: do it only when the task explicitly asks for it. "
+        "count=2 double-clicks (a file list that opens a file on double-click); "
+        "button=right opens the page's context menu, read in the next digest.",
+        {
+            "index": {"type": "integer", "minimum": 0, "description": _INDEX_DOC},
+            "count": {
+                "type": "integer",
+                "enum": [1, 2],
+                "description": "1 clicks (default), 2 double-clicks.",
+            },
+            "button": {
+                "type": "string",
+                "enum": ["left", "right"],
+                "description": "The mouse button: left (default), or right for a context menu.",
+            },
+        },
         ("index",),
     ),
     _Tool(

@@ -27,6 +27,10 @@ const api = {
     return hoverCheck(element(index), x, y, options);
   },
 
+  pressAgain(index, x, y) {
+    return armPress(element(index), x, y);
+  },
+
   moveAnswered() {
     if (moveAnswered) moveAnswered();
     return true;

@@ -50,6 +50,7 @@ from core.hands.ctx import Hands, Options
 from core.hands.dialogs import DialogDecider, DialogInfo, Dialogs
 from core.hands.downloads import Downloads
 from core.hands.expect import TargetExpectation
+from core.hands.mouse import Clicks
 from core.hands.runner import active_tab, run_action
 from core.hands.tab_watch import STATE_KEY, AuthChallenge, TabWatch, TabWatcher
 from core.keys import KeySpecError, parse_keys
@@ -184,7 +185,12 @@ class Page:
                 case "navigate":
                     return await self.navigate(str(p["url"]))
                 case "click":
-                    return await self.click(int(p["index"]), expect=expect)
+                    return await self.click(
+                        int(p["index"]),
+                        expect=expect,
+                        count=int(p.get("count", 1)),
+                        button=str(p.get("button", "left")),
+                    )
                 case "type":
                     return await self.type(
                         int(p["index"]),
@@ -248,9 +254,20 @@ class Page:
             return ActionResult.failure(problem, code="refused", error=f"refused: {problem}")
         return await run_action(self._hands, "navigate", lambda ctx: navigation.navigate(ctx, url))
 
-    async def click(self, index: int, *, expect: TargetExpectation | None = None) -> ActionResult:
-        """Trusted click on element ``[index]`` (see the module docstring for the checks)."""
-        return await run_action(self._hands, "click", lambda ctx: pointer.click(ctx, index, expect))
+    async def click(
+        self,
+        index: int,
+        *,
+        expect: TargetExpectation | None = None,
+        count: int = 1,
+        button: str = "left",
+    ) -> ActionResult:
+        """Trusted click on element ``[index]`` (see the module docstring for the checks):
+        ``count`` 2 is a double click, ``button`` "right" a context click."""
+        clicks = Clicks(count=count, button=button)
+        return await run_action(
+            self._hands, "click", lambda ctx: pointer.click(ctx, index, expect, clicks)
+        )
 
     async def hover(self, index: int, *, expect: TargetExpectation | None = None) -> ActionResult:
         """Move the pointer onto element ``[index]`` after the click's checks (approved,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any
 
 from core.cdp import CDPError
@@ -30,6 +31,31 @@ from core.world.geometry import FrameMap, frame_map
 TELL_AFTER = 0.02
 
 
+@dataclass(frozen=True, slots=True)
+class Clicks:
+    """What one click action presses: ``count`` 2 is a double click (two presses, the second
+    with clickCount 2, so the page gets click, click and dblclick), ``button`` "right" a
+    context click (the page gets contextmenu and auxclick, no click)."""
+
+    count: int = 1
+    button: str = "left"
+
+    def __post_init__(self) -> None:
+        if self.count not in (1, 2) or self.button not in ("left", "right"):
+            raise ValueError(f"a click is 1 or 2 presses of left or right, not {self!r}")
+
+    @property
+    def buttons(self) -> int:
+        """The buttons held down during a press (the DOM's ``buttons`` mask)."""
+        return 2 if self.button == "right" else 1
+
+    @property
+    def verb(self) -> str:
+        if self.button == "right":
+            return "right-clicked" if self.count == 1 else "right-double-clicked"
+        return "double-clicked" if self.count == 2 else "clicked"
+
+
 class Unsettled(Exception):
     """The element's box changed between the deferred stability check's first reading
     (actionability.js ``prepareClick`` with ``deferStable``) and the hover check, or no frame came
@@ -38,7 +64,13 @@ class Unsettled(Exception):
 
 
 async def click_element(
-    ctx: Ctx, index: int, x: float, y: float, *, check_release: bool = True
+    ctx: Ctx,
+    index: int,
+    x: float,
+    y: float,
+    *,
+    check_release: bool = True,
+    clicks: Clicks = Clicks(),
 ) -> None:
     """Click element ``[index]`` at (x, y), top-level viewport CSS pixels, with the checks
     above. Raises :class:`Refused` (``target_changed``) naming what was under the pointer,
@@ -78,6 +110,34 @@ async def click_element(
             code="target_changed",
         )
     ctx.mark_dispatched()
+    for n in range(1, clicks.count + 1):
+        if n > 1:
+            # A double click's second press: the first release went to the target, and the
+            # target is still the topmost element at the point.
+            refuse_strayed(ctx, index, await release_check(ctx, index))
+            again = await js(ctx, "pressAgain", index, *mapping.to_frame(x, y))
+            if not again.get("ok"):
+                raise Refused(
+                    f"{ctx.name} was not done: the target changed between the two clicks: "
+                    f"{again.get('what')} was under the pointer for the second one",
+                    error=f"the target changed under the pointer: {again.get('what')} was there",
+                    code="target_changed",
+                )
+        last = n == clicks.count
+        await _press_once(ctx, index, x, y, mapping, clicks, n, check_release or not last)
+
+
+async def _press_once(
+    ctx: Ctx,
+    index: int,
+    x: float,
+    y: float,
+    mapping: FrameMap,
+    clicks: Clicks,
+    n: int,
+    check_release: bool,
+) -> None:
+    """Press number ``n`` of ``clicks`` at (x, y), armed by the hover check (or pressAgain)."""
     # The press; then our world checks who got it, and holds the release to that element:
     # a pointer capture the page asked for in its pointerdown handler (to send the release,
     # and so the click, elsewhere) has not taken effect yet, and is replaced (press.js
@@ -87,20 +147,20 @@ async def click_element(
     press = await _behind(
         ctx,
         index,
-        _button(ctx, "mousePressed", x, y),
+        _button(ctx, "mousePressed", x, y, clicks, n),
         js(ctx, "pressCheck", index, {"withPress": True}, await_promise=True, limit=3600.0),
         "pressAnswered",
     )
     if press.get("ok"):
-        await _button(ctx, "mouseReleased", x, y)
+        await _button(ctx, "mouseReleased", x, y, clicks, n)
         if check_release:
             refuse_strayed(ctx, index, await release_check(ctx, index))
         return
     neutral = press.get("neutral") or {}
     nx, ny = mapping.to_top(float(neutral.get("x", -10)), float(neutral.get("y", -10)))
     try:
-        await _move(ctx, nx, ny, buttons=1)
-        await _button(ctx, "mouseReleased", nx, ny)
+        await _move(ctx, nx, ny, buttons=clicks.buttons)
+        await _button(ctx, "mouseReleased", nx, ny, clicks, n)
     finally:
         await js(ctx, "pressDone", index)
     landed = "the release was captured by" if press.get("captured") else "the press landed on"
@@ -181,8 +241,10 @@ async def _move(ctx: Ctx, x: float, y: float, *, buttons: int = 0) -> None:
     await ctx.current.send("Input.dispatchMouseEvent", params, timeout=max(ctx.remaining(), 0.5))
 
 
-async def _button(ctx: Ctx, kind: str, x: float, y: float) -> None:
-    params = _button_params(kind, x, y)
+async def _button(
+    ctx: Ctx, kind: str, x: float, y: float, clicks: Clicks = Clicks(), n: int = 1
+) -> None:
+    params = _button_params(kind, x, y, clicks, n)
     await ctx.current.send("Input.dispatchMouseEvent", params, timeout=None)
 
 
@@ -198,14 +260,16 @@ def _move_params(x: float, y: float, *, buttons: int = 0) -> dict[str, Any]:
     }
 
 
-def _button_params(kind: str, x: float, y: float) -> dict[str, Any]:
+def _button_params(
+    kind: str, x: float, y: float, clicks: Clicks = Clicks(), n: int = 1
+) -> dict[str, Any]:
     return {
         "type": kind,
         "x": x,
         "y": y,
         "modifiers": 0,
         "pointerType": "mouse",
-        "button": "left",
-        "clickCount": 1,
-        "buttons": 1 if kind == "mousePressed" else 0,
+        "button": clicks.button,
+        "clickCount": n,
+        "buttons": clicks.buttons if kind == "mousePressed" else 0,
     }

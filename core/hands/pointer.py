@@ -11,7 +11,7 @@ from core.cdp import CDPError
 from core.hands.ctx import Ctx, Refused, js
 from core.hands.expect import TargetExpectation, check_expect, name_matches
 from core.hands.messages import element_label, not_actionable
-from core.hands.mouse import Unsettled, click_element, refuse_strayed, release_check
+from core.hands.mouse import Clicks, Unsettled, click_element, refuse_strayed, release_check
 from core.hands.navigation import follow_popup
 from core.hands.settle import Probe, compare, probe, probe_of, settle_and_probe
 from core.result import ActionResult
@@ -154,6 +154,7 @@ async def press(
     expect: TargetExpectation | None,
     *,
     check_release: bool = True,
+    clicks: Clicks = Clicks(),  # noqa: B008 (frozen)
 ) -> None:
     """Click ``[index]`` at (x, y) as prepared with ``defer_stable`` (:func:`prepare`): the
     hover check a frame after the move completes the stability check. When the element
@@ -161,14 +162,19 @@ async def press(
     (refused if it keeps moving) and the pointer goes to its new centre. ``check_release``:
     as :func:`core.hands.mouse.click_element`."""
     try:
-        await click_element(ctx, index, x, y, check_release=check_release)
+        await click_element(ctx, index, x, y, check_release=check_release, clicks=clicks)
     except Unsettled:
         prep = await prepare(ctx, index, label, expect)
         x, y = float(prep["x"]), float(prep["y"])
-        await click_element(ctx, index, x, y, check_release=check_release)
+        await click_element(ctx, index, x, y, check_release=check_release, clicks=clicks)
 
 
-async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> ActionResult:
+async def click(
+    ctx: Ctx,
+    index: int,
+    expect: TargetExpectation | None,
+    clicks: Clicks = Clicks(),  # noqa: B008 (frozen)
+) -> ActionResult:
     watch = ctx.watch
     aimed = await aim(ctx, index, expect, defer_stable=True)
     before, label, toggle_before = aimed.before, aimed.label, aimed.toggle
@@ -176,7 +182,7 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     popup_mark = ctx.hands.tabs.popups
     download_mark = len(ctx.hands.downloads.order)
     since = time.monotonic()
-    await press(ctx, index, label, aimed.x, aimed.y, expect, check_release=False)
+    await press(ctx, index, label, aimed.x, aimed.y, expect, check_release=False, clicks=clicks)
     # Where the release went is read while the page settles (the answer is ready at once).
     checked = asyncio.create_task(release_check(ctx, index))
     try:
@@ -196,7 +202,7 @@ async def click(ctx: Ctx, index: int, expect: TargetExpectation | None) -> Actio
     else:
         after_origin = await probe(replace(ctx, tab=origin_tab))
     changes = compare(before, after_origin, new_tab=new_tab is not None)
-    parts = [f"clicked {label}"]
+    parts = [f"{clicks.verb} {label}"]
     if aimed.scrolled:
         parts.append("(scrolled it into view first)")
     if new_tab is not None:

@@ -106,6 +106,16 @@ async function hoverCheck(el, x, y, options) {
     const framePassed = clockMoved || (framed && !animated(el));
     if (!framePassed || !sameRect(topRect(el), first.rect)) return { ok: false, moved: true };
   }
+  return armPress(el, x, y);
+}
+
+// The last hit test before a press, and the guard that checks who gets it (pressCheck).
+// A double click's second press is armed again here, at the same point, after the first
+// release: the target must still be the topmost element there.
+function armPress(el, x, y) {
+  disarm(pressGuard);
+  pressGuard = null;
+  if (!el.isConnected) return { ok: false, what: "nothing: the element left the page" };
   const hit = deepElementFromPoint(x, y);
   if (!pressReaches(el, hit)) return { ok: false, what: hit ? describe(hit) : "nothing" };
   // The page's handlers of the press are over when the mousedown reaches the window (bubble

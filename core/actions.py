@@ -242,6 +242,37 @@ _TOOLS: tuple[_Tool, ...] = (
         ("tab",),
     ),
     _Tool(
+        "close_tab",
+        "close a tab",
+        "Close one of the open tabs by its number in the tabs list of <browser_state> (a tab "
+        "a link opened that you are done with). The last tab cannot be closed; when the "
+        "current tab closes, the one before it becomes current.",
+        {
+            "tab": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The tab's number as listed in <browser_state>.",
+            }
+        },
+        ("tab",),
+    ),
+    _Tool(
+        "find_text",
+        "find text on the page",
+        "Find where a text appears on the whole page, beyond what the digest lists: each "
+        "match is given as the element that holds it ([N]) or the text line it is in, and "
+        "whether it is in view, above or below. Changes nothing.",
+        {
+            "text": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "The text to look for (case and spacing are ignored).",
+            }
+        },
+        ("text",),
+    ),
+    _Tool(
         "upload_file",
         "upload a file",
         "Attach a file to a file input by its index. Only files the person made available "
@@ -319,6 +350,7 @@ PAGE_CHANGING: frozenset[str] = frozenset(
         "go_back",
         "run_js",
         "switch_tab",
+        "close_tab",
         "upload_file",
     }
 )

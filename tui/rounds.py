@@ -323,8 +323,10 @@ def action_target(action: Mapping[str, Any] | None, target_name: str = "") -> st
         parts.append(str(params["direction"]))
     elif name == "wait":
         parts.append(f"{params.get('seconds', '')}s")
-    elif name == "switch_tab":
+    elif name in ("switch_tab", "close_tab"):
         parts.append(f"tab {params.get('tab', '')}")
+    elif name == "find_text":
+        parts.append(json.dumps(str(params.get("text", "")), ensure_ascii=False))
     elif name == "finish":
         parts.append("success" if params.get("success") else "failure")
     elif name == "ask_human":

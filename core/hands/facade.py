@@ -45,7 +45,7 @@ from core.browser.browser import Browser, Tab
 from core.browser.errors import BrowserError
 from core.cdp import ConnectionClosed, SessionClosed
 from core.eyes.snapshot import Snapshot, SnapshotOptions, take_snapshot
-from core.hands import capture, forms, hover, navigation, pointer, script, scroll
+from core.hands import capture, find, forms, hover, navigation, pointer, script, scroll
 from core.hands.ctx import Hands, Options
 from core.hands.dialogs import DialogDecider, DialogInfo, Dialogs
 from core.hands.downloads import Downloads
@@ -221,6 +221,10 @@ class Page:
                     return await self.wait(float(p.get("seconds", 1)))
                 case "switch_tab":
                     return await self.switch_tab(p["tab"])
+                case "close_tab":
+                    return await self.close_tab(int(p["tab"]))
+                case "find_text":
+                    return await self.find_text(str(p["text"]))
                 case "upload_file":
                     return await self.upload_file(int(p["index"]), str(p["path"]), expect=expect)
                 case "screenshot":
@@ -347,6 +351,16 @@ class Page:
         return await run_action(
             self._hands, "switch_tab", lambda ctx: navigation.switch_tab(ctx, tab)
         )
+
+    async def close_tab(self, tab: int) -> ActionResult:
+        """Close one of our tabs by its position in :meth:`tab_descriptions` (never the last)."""
+        return await run_action(
+            self._hands, "close_tab", lambda ctx: navigation.close_tab(ctx, tab)
+        )
+
+    async def find_text(self, text: str) -> ActionResult:
+        """Where ``text`` appears on the whole current page (read-only)."""
+        return await run_action(self._hands, "find_text", lambda ctx: find.find_text(ctx, text))
 
     async def upload_file(
         self, index: int, path: str, *, expect: TargetExpectation | None = None

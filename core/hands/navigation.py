@@ -233,6 +233,42 @@ async def switch_tab(ctx: Ctx, which: int | str) -> ActionResult:
     return ActionResult.success(f"switched to tab [{n}] {clip(title, 80)!r} — {url}", changes)
 
 
+async def close_tab(ctx: Ctx, which: int) -> ActionResult:
+    tabs = ctx.hands.browser.our_tabs()
+    if not 0 <= which < len(tabs):
+        listing = "; ".join(ctx.hands.tabs.descriptions()) or "none"
+        raise Refused(
+            f"close_tab was not done: there is no tab {which!r}. Our tabs: {listing}",
+            code="no_such_tab",
+            error="no_such_tab",
+        )
+    if len(tabs) == 1:
+        raise Refused(
+            "close_tab was not done: it is the only tab; the run needs one. Navigate "
+            "elsewhere instead",
+            code="refused",
+            error="refused: the last tab",
+        )
+    closing = tabs[which]
+    read = await probe(replace(ctx, tab=closing))  # the document's title, not the target's
+    title = (read.title if read else closing.title) or "(untitled)"
+    was_current = ctx.hands.browser.current is closing
+    ctx.mark_dispatched()
+    await ctx.hands.browser.close_tab(closing)
+    message = f"closed tab [{which}] {clip(title, 80)!r}"
+    if was_current:
+        rest = [t for t in tabs if t is not closing]
+        nxt = rest[max(which - 1, 0)]
+        await ctx.hands.browser.activate(nxt)
+        ctx.tab = nxt
+        ctx.hands.tabs.ensure(nxt)
+        now = await probe(ctx)
+        shown = (now.title if now else nxt.title) or "(untitled)"
+        message += f"; tab [{rest.index(nxt)}] {clip(shown, 80)!r} is current"
+    changes = Changes(url_changed=was_current, title_changed=was_current, dom_changed=was_current)
+    return ActionResult.success(message, changes)
+
+
 async def follow_popup(ctx: Ctx, mark: int) -> Tab | None:
     if ctx.hands.tabs.popups <= mark:
         return None

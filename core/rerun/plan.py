@@ -50,7 +50,18 @@ if TYPE_CHECKING:
 
 LOOKAHEAD = 3
 """How many recorded steps past the pending one may show that the model achieved it."""
-NO_TARGET = frozenset({"navigate", "go_back", "wait", "press_key", "switch_tab", "screenshot"})
+NO_TARGET = frozenset(
+    {
+        "navigate",
+        "go_back",
+        "wait",
+        "press_key",
+        "switch_tab",
+        "close_tab",
+        "find_text",
+        "screenshot",
+    }
+)
 TARGETED = frozenset({"click", "type", "select_option", "hover", "upload_file", "scroll"})
 
 

@@ -35,8 +35,8 @@ def test_every_tool_is_strict_and_requires_a_reason() -> None:
     names = [t["name"] for t in tools]
     assert names == [
         "navigate", "click", "hover", "type", "press_key", "select_option", "scroll",
-        "go_back", "wait", "switch_tab", "upload_file", "screenshot", "ask_human", "finish",
-        "run_js",
+        "go_back", "wait", "switch_tab", "close_tab", "find_text", "upload_file", "screenshot",
+        "ask_human", "finish", "run_js",
     ]  # fmt: skip
     for tool in tools:
         schema: Any = tool["input_schema"]

@@ -81,6 +81,12 @@ class _Tool:
         return ", ".join(names)
 
 
+_TAB = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "The tab's number as listed in <browser_state>.",
+}
+
 _TOOLS: tuple[_Tool, ...] = (
     _Tool(
         "navigate",
@@ -232,13 +238,7 @@ _TOOLS: tuple[_Tool, ...] = (
         "switch_tab",
         "switch to another tab",
         "Switch to another open tab by its number in the tabs list of <browser_state>.",
-        {
-            "tab": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "The tab's number as listed in <browser_state>.",
-            }
-        },
+        {"tab": _TAB},
         ("tab",),
     ),
     _Tool(
@@ -247,13 +247,7 @@ _TOOLS: tuple[_Tool, ...] = (
         "Close one of the open tabs by its number in the tabs list of <browser_state> (a tab "
         "a link opened that you are done with). The last tab cannot be closed; when the "
         "current tab closes, the one before it becomes current.",
-        {
-            "tab": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "The tab's number as listed in <browser_state>.",
-            }
-        },
+        {"tab": _TAB},
         ("tab",),
     ),
     _Tool(

@@ -16,6 +16,7 @@ from core.audit.key import DATA_DIR_ENV
 from core.browser.browser import Browser
 from core.browser.find import find_chrome
 from core.browser.launch import LaunchOptions
+from core.hands import Page
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import SITE_ROOT, FixtureSite
 
@@ -165,6 +166,14 @@ async def tab(browser: Browser) -> AsyncIterator[object]:
     yield t
     if not t.closed:
         await browser.close_tab(t)
+
+
+@pytest.fixture
+async def page(browser: Browser, tab: object) -> AsyncIterator[Page]:
+    """The hands on ``tab`` (the current tab), with a 15 s action timeout."""
+    hands = Page(browser, action_timeout=15)
+    yield hands
+    hands.close()
 
 
 os.environ.setdefault("HANDRAIL_TESTING", "1")

@@ -5,11 +5,8 @@ so the envelope and the element lines still cannot be forged."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from core.browser.browser import Browser, Tab
 from core.eyes.snapshot import escape_page_text, unescape_page_text
 from core.hands import Page
 from core.hands.expect import name_matches
@@ -57,13 +54,6 @@ def test_the_prompt_says_how_escapes_read() -> None:
 
 def test_a_name_with_escapes_matches_the_page_name() -> None:
     assert name_matches(escape_page_text("a<b [2]"), "a<b [2]")
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 @pytest.mark.slow

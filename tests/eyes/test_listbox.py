@@ -5,24 +5,15 @@ announced like any scroll area; a dropdown (size 1) keeps its count."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Tab
 from core.eyes.snapshot import Snapshot
 from core.hands import Page
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.site_server import FixtureSite
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 def options_listed(snap: Snapshot) -> list[str]:

@@ -6,11 +6,9 @@ element's digest name is compared with Chrome's own (Accessibility.getPartialAXT
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Tab
 from core.eyes.snapshot import unescape_page_text
 from core.hands import Page
 from core.world.calls import element_object_id
@@ -18,13 +16,6 @@ from tests.helpers import open_page
 from tests.helpers.site_server import FixtureSite
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 async def chrome_name(tab: Tab, index: int) -> str:

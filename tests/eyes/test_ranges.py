@@ -5,23 +5,13 @@ tests/site/widgets/eyes/ranges.html."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from core.browser.browser import Browser, Tab
 from core.eyes.snapshot import ElementInfo, Snapshot
 from core.hands import Page
 from tests.helpers import index_of, open_page
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 @pytest.fixture

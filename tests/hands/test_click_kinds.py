@@ -4,22 +4,13 @@ with the click's checks, gated like a click; the action says which it was."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from core.actions import ParseError, parse_call
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Tab
 from core.hands import Page
 from tests.helpers import index_of, open_page, page_eval
 from tests.helpers.site_server import FixtureSite
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 @pytest.mark.slow

@@ -10,13 +10,12 @@ this test too; and one <img name> of the document for each.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Tab
 from core.eyes.snapshot import Snapshot
 from core.hands import Page
 from core.hands.expect import TargetExpectation
@@ -33,13 +32,6 @@ NAMES = member_names()
 
 def clobbered_page(site: FixtureSite) -> str:
     return site.url("/hands/clobbered.html") + "?" + urlencode({"names": ",".join(NAMES)})
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 def test_the_list_of_read_members_holds_the_ones_that_broke() -> None:

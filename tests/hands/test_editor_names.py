@@ -4,11 +4,9 @@ alone while the digest named it by its text, and refused the click as "relabelle
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Tab
 from core.hands import Page
 from core.hands.expect import TargetExpectation
 from tests.helpers import open_page, page_eval
@@ -17,13 +15,6 @@ from tests.helpers.site_server import FixtureSite
 pytestmark = pytest.mark.slow
 
 EDITORS = ["plain", "labelled", "cm6", "quill", "prose"]
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 @pytest.mark.parametrize("editor", EDITORS)

@@ -10,12 +10,11 @@ nobody has touched.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Tab
 from core.hands import Page
 from core.hands.ctx import Ctx, js
 from core.hands.expect import name_matches
@@ -30,13 +29,6 @@ FOLDERS = ("page", "snapshot", "widgets", "hands", "observe")
 PAGES = sorted(
     p.relative_to(SITE).as_posix() for folder in FOLDERS for p in (SITE / folder).rglob("*.html")
 )
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 async def hands_name(page: Page, tab: Tab, index: int) -> str | None:

@@ -4,25 +4,16 @@ last one), and finds where a text appears on the whole page, beyond the digest's
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from core.actions import PAGE_CHANGING
-from core.browser.browser import Browser, Tab
+from core.browser.browser import Browser
 from core.hands import Page
 from tests.helpers import index_of, open_page
 from tests.helpers.loopback import own_browser  # noqa: F401
 from tests.helpers.site_server import FixtureSite
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-async def page(browser: Browser, tab: Tab) -> AsyncIterator[Page]:
-    hands = Page(browser, action_timeout=15)
-    yield hands
-    hands.close()
 
 
 async def test_find_text_finds_text_and_an_element_far_below(page: Page, site: FixtureSite) -> None:

@@ -11,7 +11,7 @@
 // The attributes a digest line may carry, in the order it prints them.
 const LINE_ATTRS = [
   "role", "type", "name", "placeholder", "value", "min", "max", "selected", "options", "multiple", "checked",
-  "pressed", "haspopup", "expanded", "level", "current", "required", "disabled", "scrollable",
+  "pressed", "haspopup", "expanded", "level", "current", "sort", "required", "disabled", "scrollable",
   "href", "target", "focused",
 ];
 
@@ -243,6 +243,8 @@ function recordFacts(ws, rec, el, tag, kind) {
   else if (ariaChecked === "mixed") a.checked = "mixed";
   if (el.getAttribute("aria-selected") === "true") a.selected = a.selected || "";
   widgetStates(el, tag, a);
+  const sort = sortOf(el);
+  if (sort) a.sort = sort;
   if (el.required || el.getAttribute("aria-required") === "true") a.required = "";
   // aria-disabled holds for the subtree (jQuery UI marks the item, its wrapper is the menuitem).
   const disabled = !!el.disabled || !!el.closest("[aria-disabled=true]") || !!el.closest("fieldset:disabled");

@@ -662,6 +662,12 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
     if (tag === "PROGRESS" || tag === "METER") return true; // their content is never drawn
   }
   walkInto(ws, el, cc);
+  if (!c.name && cc.vis && !cc.far && el.hasAttribute("aria-sort")) {
+    // A sorted column's header that is only text: its direction follows its text (on a
+    // control inside the header, the control's line carries it as sort=).
+    const sort = sortOf(el);
+    if (sort && !el.querySelector(SELECTOR)) ws.buf += ` (sorted ${sort})`;
+  }
   return true;
 }
 

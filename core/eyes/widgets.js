@@ -107,6 +107,22 @@ function isListItem(el, list) {
   return !el.querySelector(SELECTOR);
 }
 
+// ---- sorted columns ------------------------------------------------------------------------
+const SORTED = new Set(["ascending", "descending", "other"]);
+const HEADER_CELL = "th, [role=columnheader], [role=rowheader]";
+
+/**
+ * The direction a column (or row) is sorted in, for its header cell or a control inside
+ * it: aria-sort ascending, descending or other; null when it is not sorted.
+ * @param {Element} el
+ * @returns {string | null}
+ */
+function sortOf(el) {
+  const header = el.closest(HEADER_CELL);
+  const sort = header ? (header.getAttribute("aria-sort") || "").trim() : "";
+  return SORTED.has(sort) ? sort : null;
+}
+
 // ---- ranges --------------------------------------------------------------------------------
 // A number a person reads off a widget: a slider's position (or the text its handle shows),
 // a star rating, a spin button, a progress bar, a meter.

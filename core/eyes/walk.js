@@ -671,6 +671,22 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
   return true;
 }
 
+// Whether `el` holds elements a person acts on: its descendants, or what its slots show.
+/** @param {Element} el */
+function holdsControls(el) {
+  return !!el.querySelector(SELECTOR) || slotsControls(el);
+}
+
+/** @param {Element} el */
+function slotsControls(el) {
+  for (const slot of el.querySelectorAll("slot")) {
+    for (const shown of /** @type {HTMLSlotElement} */ (slot).assignedElements({ flatten: true })) {
+      if (shown.matches(SELECTOR) || shown.querySelector(SELECTOR)) return true;
+    }
+  }
+  return false;
+}
+
 // An icon's alt text is read where it stands ("True" and "False" in a table's cells), as
 // a person reads the icon: the alt of an image icon-sized or in a table cell.
 /**
@@ -755,13 +771,15 @@ function attributeKind(el, st, c) {
   if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
   // A control with its own handler inside a clickable row or card (a trash icon on a
   // message) is a target of its own; a pointer cursor there may be the row's.
-  if (el.hasAttribute("onclick")) return el.querySelector(SELECTOR) ? "container" : isItemList(el) ? "list" : "weak";
-  if (handlers && handlerTarget(el, st)) return isItemList(el) ? "list" : "weak";
+  if (el.hasAttribute("onclick")) return holdsControls(el) ? "container" : isItemList(el) ? "list" : "weak";
+  // One listener for the controls inside (a web component's tab nav, whose tabs are slotted
+  // in from the light DOM): the controls are the targets, not the wrapper.
+  if (handlers && handlerTarget(el, st)) return isItemList(el) ? "list" : slotsControls(el) ? "container" : "weak";
   if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
   if (c.inInteractive) return null;
   const tabindex = el.getAttribute("tabindex");
   const pointer = st.cursor === "pointer" && c.cursor !== "pointer";
-  if ((pointer || (tabindex !== null && +tabindex >= 0)) && !el.querySelector(SELECTOR)) {
+  if ((pointer || (tabindex !== null && +tabindex >= 0)) && !holdsControls(el)) {
     if (el === c.doc.body || el === c.doc.documentElement) return null;
     return isItemList(el) ? "list" : "weak";
   }

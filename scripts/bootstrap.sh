@@ -2,7 +2,8 @@
 # Sets up handrail on a fresh Debian/Ubuntu machine (or any machine with Python >= 3.11):
 #   - Chromium from the distribution when no Chrome/Chromium is found (CHROME_PATH wins),
 #   - a virtual environment in .venv/ with handrail installed (editable),
-#   - with --dev: the test/lint tools, and the fixture site's React and Vue from npm.
+#   - with --dev: the test/lint tools, and the fixture site's libraries from npm
+#     (React, Vue and the widget gallery), bundled where a page needs it.
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,7 @@ dev=0
 for arg in "$@"; do
   case "$arg" in
     --dev) dev=1 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option $arg (use --dev or --help)" >&2; exit 2 ;;
   esac
 done
@@ -78,6 +79,11 @@ if [ "$dev" -eq 1 ]; then
   if [ ! -d tests/site/node_modules/react ] || [ tests/site/package-lock.json -nt tests/site/node_modules ]; then
     say "Installing the fixture site's front-end libraries"
     (cd tests/site && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -f tests/site/node_modules/.gallery/cm6.js ] || [ tests/site/build.mjs -nt tests/site/node_modules/.gallery/cm6.js ] \
+     || [ -n "$(find tests/site/gallery/bundles -newer tests/site/node_modules/.gallery/cm6.js)" ]; then
+    say "Bundling the widget gallery's ES-module libraries"
+    (cd tests/site && node build.mjs)
   fi
 else
   .venv/bin/python -m pip install -q --disable-pip-version-check -e .

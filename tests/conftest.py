@@ -22,10 +22,10 @@ from tests.helpers.site_server import SITE_ROOT, FixtureSite
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not (SITE_ROOT / "node_modules" / "react").is_dir():
+    if not (SITE_ROOT / "node_modules" / ".gallery" / "cm6.js").is_file():
         raise pytest.UsageError(
             "tests/site/node_modules is missing: run `bash scripts/bootstrap.sh --dev` "
-            "(it installs the fixture pages' React and Vue from npm)"
+            "(it installs the fixture pages' libraries from npm and bundles the gallery)"
         )
 
 

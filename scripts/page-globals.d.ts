@@ -18,6 +18,10 @@ interface HandrailEyes {
   /** The element's index (assigned on first sight, never reused). */
   indexOf(el: Element): number;
   accessibleName(el: Element): string;
+  /** The code editor (core/eyes/editors.js) `el` is or is inside: its box and its field. */
+  codeEditor(el: Element): { root: Element; input: Element } | null;
+  /** The text a code editor `el` is in shows, or null for anything else. */
+  codeEditorValue(el: Element): string | null;
   init(seed: number): number;
   probe(): { url: string; title: string; mutations: number; new_interactive: number };
   /** How long the log of restyles has been kept, in ms (0: not yet). */

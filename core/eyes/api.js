@@ -101,6 +101,12 @@ Object.defineProperty(globalThis, "__handrail", {
     frameWalk,
     finish,
     accessibleName: (el) => accessibleName(el),
+    // A code editor's box and the field that takes its keys (editors.js), and its text.
+    codeEditor: (el) => {
+      const ed = codeEditorAround(el);
+      return ed ? { root: ed.root, input: ed.input } : null;
+    },
+    codeEditorValue: (el) => codeEditorValue(el),
     adoptRoots,
     noteHandlers,
     reach,

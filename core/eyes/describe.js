@@ -10,7 +10,7 @@
 
 // The attributes a digest line may carry, in the order it prints them.
 const LINE_ATTRS = [
-  "role", "type", "name", "placeholder", "value", "min", "max", "selected", "options", "multiple", "checked",
+  "role", "editor", "lines", "empty", "type", "name", "placeholder", "value", "min", "max", "selected", "options", "multiple", "checked",
   "pressed", "haspopup", "expanded", "level", "current", "sort", "required", "disabled", "scrollable",
   "href", "target", "focused",
 ];
@@ -108,7 +108,8 @@ function describe(ws, el, tag, st, kind, cc, rect, c, scrollOf) {
   if (widget) rec.attrs.captcha = widget.className;
   if (ROBOT_TEXT.test(rec.name)) ws.signals.captcha.push({ kind: "generic", where: cut(rec.name, 80) });
   if (tag === "SELECT" && !c.name && isListBox(el)) scrollNoteText = listBoxOptions(ws, el, rec, cc, c);
-  rec.line = lineOf(rec) + scrollNoteText;
+  rec.line = lineOf(rec) + scrollNoteText + (rec.codeLines || "");
+  delete rec.codeLines;
   entry.s = rec.line;
   ws.lastName = rec.name;
   if (inside.group && !c.name) visit(ws, inside.group, inside.groupCtx);
@@ -214,7 +215,9 @@ function walkContent(ws, el, tag, kind, cc, scrollOf) {
 function recordFacts(ws, rec, el, tag, kind) {
   const a = rec.attrs;
   const isField = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
-  if (kind === "editable") a.value = cut(clean(el.innerText || ""), 200);
+  const code = kind === "editable" ? codeEditorAt(el) : null;
+  if (code) codeEditorFacts(rec, code);
+  else if (kind === "editable") a.value = cut(clean(el.innerText || ""), 200);
   let type = null;
   if (tag === "INPUT") {
     type = (el.type || "text").toLowerCase();

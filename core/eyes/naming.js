@@ -59,6 +59,8 @@ function idrefText(el, attr) {
 const GLYPHS_ONLY = /^[^\p{L}\p{N}]+$/u;
 function accessibleName(el, kind, content) {
   const tag = el.tagName;
+  const code = tag === "DIV" && (kind === undefined || kind === "editable") ? codeEditorAt(el) : null;
+  if (code) return codeEditorName(code);
   let name = idrefText(el, "aria-labelledby") || clean(el.getAttribute("aria-label") || "");
   if (tag === "IFRAME" || tag === "FRAME") return cut(name || clean(el.title || ""), 150);
   if (kind === undefined) kind = nameKind(el);
@@ -189,7 +191,7 @@ function nameKind(el) {
   const tag = el.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return "field";
   if (tag === "LABEL") return "label";
-  if (isEditableRoot(el)) return "editable";
+  if (isEditableRoot(el) || codeEditorAt(el)) return "editable";
   const role = el.getAttribute("role");
   const strong = tag === "A" || tag === "BUTTON" || tag === "SUMMARY" || (!!role && ROLES.has(role.trim().split(/\s+/)[0]));
   if (!strong && isScroller(el)) return "scroll";

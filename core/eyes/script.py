@@ -25,6 +25,7 @@ EYES_PARTS = (
     "text",
     "visibility",
     "naming",
+    "editors",
     "widgets",
     "scrolling",
     "listeners",

@@ -745,7 +745,8 @@ function interactiveKind(el, tag, st, c) {
       return "field";
     case "LABEL": {
       const ctl = el.control;
-      if (ctl && ctl.checkVisibility && !ctl.checkVisibility({ opacityProperty: true, visibilityProperty: true })) {
+      // (A hidden textarea's label is not: the editor that replaced it is named by it.)
+      if (ctl && ctl.tagName !== "TEXTAREA" && ctl.checkVisibility && !ctl.checkVisibility({ opacityProperty: true, visibilityProperty: true })) {
         return "label"; // a styled checkbox/radio: the label is what a person clicks
       }
       return null;
@@ -766,7 +767,7 @@ function interactiveKind(el, tag, st, c) {
 function attributeKind(el, st, c) {
   // An editor's root is a text field whatever role it carries (CodeMirror 6 and
   // ProseMirror say role=textbox): named by its label, its text read as its value.
-  if (isEditableRoot(el)) return "editable";
+  if (isEditableRoot(el) || codeEditorAt(el)) return "editable";
   const role = el.getAttribute("role");
   if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
   // A control with its own handler inside a clickable row or card (a trash icon on a

@@ -92,6 +92,22 @@ const api = {
     return fieldInfo(element(index));
   },
 
+  // A code editor draws what it was typed on its next frames (Monaco on an animation frame):
+  // read after two, or after 100 ms where frames are not drawn (a hidden tab).
+  async fieldInfoDrawn(index) {
+    const frame = () => new Promise((resolve) => {
+      requestAnimationFrame(resolve);
+      setTimeout(resolve, 100);
+    });
+    await frame();
+    await frame();
+    return fieldInfo(element(index));
+  },
+
+  pasteText(index, text) {
+    return pasteText(element(index), text);
+  },
+
   focusField(index) {
     return focusField(element(index));
   },

@@ -42,6 +42,9 @@ const TEXT_INPUT_TYPES = new Set([
 // The field that typing into [index] should fill: the element itself, the control of a
 // label, or the single editable field inside a wrapper.
 function editableOf(el) {
+  // A code editor (core/eyes/editors.js): the field that takes its keys, wherever it sits.
+  const code = registry().codeEditor(el);
+  if (code) return code.input;
   if (isEditable(el)) return el;
   if (el.tagName === "LABEL" && el.control && isEditable(el.control)) return el.control;
   const inner = el.querySelectorAll("input, textarea, [contenteditable]");
@@ -52,10 +55,11 @@ function editableOf(el) {
 function isEditable(el) {
   if (el.tagName === "TEXTAREA") return true;
   if (el.tagName === "INPUT") return TEXT_INPUT_TYPES.has((el.getAttribute("type") || "").toLowerCase());
-  return el.isContentEditable === true;
+  return el.isContentEditable === true || registry().codeEditor(el) !== null;
 }
 
 function fieldKind(el) {
+  if (registry().codeEditor(el)) return "code";
   if (el.tagName === "TEXTAREA") return "textarea";
   if (el.tagName === "INPUT") return "input";
   if (el.isContentEditable) return "contenteditable";
@@ -69,6 +73,10 @@ function sensitivityOf(el) {
 }
 
 function fieldValue(el) {
+  // A code editor's field holds nothing a person sees (or only its selection): its text is
+  // the lines the editor draws.
+  const code = registry().codeEditorValue(el);
+  if (code !== null) return code;
   if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") return el.value;
   // innerText follows what the person sees (line breaks for blocks), without trailing ones.
   return (el.innerText || "").replace(/\u00a0/g, " ").replace(/\n+$/, "");
@@ -112,10 +120,18 @@ function placeCaretAtEnd(target) {
     return;
   }
   const doc = target.ownerDocument;
+  const sel = doc.getSelection();
+  // A caret already past the last text stays: moving it would drop the format a toolbar
+  // button just set for what is typed next (TinyMCE's bold at the caret).
+  if (sel && sel.isCollapsed && sel.focusNode && target.contains(sel.focusNode)) {
+    const after = doc.createRange();
+    after.setStart(sel.focusNode, sel.focusOffset);
+    after.setEnd(target, target.childNodes.length);
+    if (!after.toString().trim()) return;
+  }
   const range = doc.createRange();
   range.selectNodeContents(target);
   range.collapse(false);
-  const sel = doc.getSelection();
   sel.removeAllRanges();
   sel.addRange(range);
 }
@@ -162,6 +178,23 @@ function insertText(el, text, clear) {
   else placeCaretAtEnd(target);
   const inserted = target.ownerDocument.execCommand("insertText", false, text);
   return { ok: inserted && isFocused(target), focused: where() };
+}
+
+// Text for a code editor goes in as a paste, to the field that has the focus: the editor's
+// own paste handler takes it whole (typed as input, Monaco indents and closes brackets a
+// second time). `handled`: the editor took it (it cancels the browser's own paste); an editor
+// that leaves pasting to the browser (CodeMirror 5) is given the text as input instead.
+/** @returns {{ok: boolean, handled: boolean, focused: string}} */
+function pasteText(el, text) {
+  const target = editableOf(el);
+  const where = () => describe(deepActiveElement() || document.body);
+  if (!isFocused(target)) return { ok: false, handled: false, focused: where() };
+  const win = target.ownerDocument.defaultView;
+  const data = new win.DataTransfer();
+  data.setData("text/plain", text);
+  const paste = new win.ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true, composed: true });
+  target.dispatchEvent(paste);
+  return { ok: true, handled: paste.defaultPrevented, focused: where() };
 }
 
 function focusedSensitivity() {

@@ -119,6 +119,17 @@ async def type_text(
     if secret:
         await _insert_secret(ctx, index, label, text, clear)
         previous = "" if clear else previous
+    elif kind == "code":
+        # A code editor keeps its text in its own model: its own keys select all (or go to
+        # the end), as a person's would; the field that takes them holds nothing to select.
+        mac = ctx.hands.options.mac
+        if clear:
+            keys = ["Meta+A" if mac else "Control+A", "Backspace"]
+            previous = ""
+        else:
+            keys = ["Meta+ArrowDown" if mac else "Control+End"]
+        for spec in keys:
+            await send_keys(ctx, key_events(parse_keys(spec), mac=mac))
     elif clear:
         current = await js(ctx, "selectAll", index)
         if current:
@@ -130,12 +141,16 @@ async def type_text(
         previous = ""
     else:
         await js(ctx, "caretToEnd", index)
-    if not secret:
+    if kind == "code" and not secret and text:
+        await _paste_code(ctx, index, label, text)
+    elif not secret:
         await enter_text(ctx, text, single_line=kind == "input")
     # The guard's report and the field's value, read together (the renderer answers them
     # in this order); the report comes first.
     done: tuple[Any, ...] = await asyncio.gather(
-        js(ctx, "keysDone"), js(ctx, "fieldInfo", index), return_exceptions=True
+        js(ctx, "keysDone"),
+        js(ctx, "fieldInfoDrawn" if kind == "code" else "fieldInfo", index, await_promise=True),
+        return_exceptions=True,
     )
     strayed, after_info = done
     if isinstance(strayed, BaseException):
@@ -165,6 +180,23 @@ async def type_text(
     if note:
         message += f". Note: {note}"
     return ActionResult.success(message, changes)
+
+
+async def _paste_code(ctx: Ctx, index: int, label: str, text: str) -> None:
+    """Text into a code editor goes in whole, as a paste: typed key by key, its newlines and
+    brackets would be indented and closed a second time by the editor. An editor that leaves
+    pasting to the browser gets it as one input instead."""
+    pasted = await js(ctx, "pasteText", index, text)
+    if not pasted.get("ok"):
+        await js(ctx, "keysDone")
+        raise Refused(
+            f"type was not done: the focus left {label} before the text went in (it is on "
+            f"{pasted.get('focused')}). Look at the page before typing again",
+            error="the focus moved before typing",
+            code="target_changed",
+        )
+    if not pasted.get("handled"):
+        await enter_text(ctx, text, single_line=False, whole=True)
 
 
 async def _insert_secret(ctx: Ctx, index: int, label: str, text: str, clear: bool) -> None:

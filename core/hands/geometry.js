@@ -142,7 +142,9 @@ function deepActiveElement() {
       } catch (_) {
         childDoc = null;
       }
-      if (childDoc && childDoc.activeElement && childDoc.activeElement !== childDoc.body) {
+      // A frame's body has the focus when it is the editor (TinyMCE's contenteditable body).
+      const inner = childDoc && childDoc.activeElement;
+      if (inner && (inner !== childDoc.body || /** @type {HTMLElement} */ (inner).isContentEditable)) {
         active = childDoc.activeElement;
         continue;
       }

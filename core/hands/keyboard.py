@@ -20,12 +20,18 @@ async def send_keys(ctx: Ctx, events: list[dict[str, Any]]) -> None:
     )
 
 
-async def enter_text(ctx: Ctx, text: str, *, single_line: bool) -> None:
+async def enter_text(ctx: Ctx, text: str, *, single_line: bool, whole: bool = False) -> None:
     """Key presses for what a US keyboard types, ``Input.insertText`` for the rest; a
     long text is inserted at once with only its last character pressed as a key. The
     commands go back to back (the page gets them in order): a text costs about one round
-    trip, not one per key."""
+    trip, not one per key. ``whole``: all of it inserted at once (no key presses)."""
     if not text:
+        return
+    if whole:
+        await ctx.current.session.send_in_order(
+            [("Input.insertText", {"text": text})], timeout=None
+        )
+        ctx.mark_dispatched()
         return
     head, tail = ("", text) if len(text) <= KEY_BY_KEY_LIMIT else (text[:-1], text[-1])
     calls: list[tuple[str, dict[str, Any]]] = []

@@ -40,4 +40,6 @@ async def test_an_editor_with_a_role_is_a_field_named_by_its_label_with_its_text
     assert all(e.editable for e in listed), snap.text
     labelled, cm6 = listed[1], listed[2]
     assert labelled.name == "Biography" and labelled.attrs["value"] == "Born in London."
-    assert cm6.name == "" and cm6.attrs["value"].startswith("select * from trains")
+    # CodeMirror 6's shape is a code editor: its lines follow its line, as it draws them.
+    assert cm6.name == "" and cm6.attrs["editor"] == "codemirror"
+    assert cm6.line.endswith("\n  │select * from trains\n  │where price < 40")

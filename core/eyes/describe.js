@@ -113,6 +113,7 @@ function describe(ws, el, tag, st, kind, cc, rect, c, scrollOf) {
   entry.s = rec.line;
   ws.lastName = rec.name;
   if (inside.group && !c.name) visit(ws, inside.group, inside.groupCtx);
+  if (rec.role === "columnheader" && !c.name) headerIcons(ws, el, cc, c);
   return rec;
 }
 

@@ -92,11 +92,12 @@ function accessibleName(el, kind, content) {
 }
 
 // ---- icons -------------------------------------------------------------------------------
+// (A library's own prefix is allowed before the icon class: AG Grid's "ag-icon-filter".)
 // An icon-only control (a glyph drawn by CSS, an empty span, an image without alt) is named
 // by what a person would see or hover: text the CSS draws, the title of an image or glyph
 // inside, its tooltip; failing those, by a class or data-attribute hint ("icon-reply"),
 // printed as "reply (icon)" so the model knows it is a guess.
-const ICON_CLASS = /^(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|ion|ti|la|octicon|feather|lucide|ri|uil|gg|svg-icon|i)[-_]+([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)*)$/i;
+const ICON_CLASS = /^(?:[a-z]{2,3}-)?(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|ion|ti|la|octicon|feather|lucide|ri|uil|gg|svg-icon|i)[-_]+([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)*)$/i;
 // Class parts that say how an icon looks, not what it does.
 const ICON_STYLE = new Set([
   "lg", "sm", "xs", "xl", "fw", "2x", "3x", "4x", "5x", "solid", "regular", "light", "thin",

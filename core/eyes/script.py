@@ -33,6 +33,7 @@ EYES_PARTS = (
     "lines",
     "beyond",
     "describe",
+    "tables",
     "walk",
     "frames",
     "serialise",

@@ -100,7 +100,9 @@ function serialise(w, opts) {
   for (let k = 0; k < out.length; k++) {
     if (dropped.has(k)) continue;
     textLines.push(out[k].s);
-    if (out[k].el) listed.push(out[k].el);
+    const row = out[k].els;
+    if (row) listed.push(...row);
+    else if (out[k].el) listed.push(out[k].el);
   }
   if (noteBelow) textLines.push(noteBelow);
   if (truncated) textLines.push(truncated);

@@ -71,6 +71,7 @@ const MAX_DEPTH = 400;
  * @property {boolean} [note] a note of ours (serialise.js), not page text
  * @property {string} [frameLabel] the frame the line came from (frames.js)
  * @property {boolean} [header] a frame's header line (frames.js)
+ * @property {any[]} [els] a table row's line: the records of the elements in its cells
  */
 
 /**
@@ -175,6 +176,8 @@ const MAX_DEPTH = 400;
  * @property {boolean} far the parent lies beyond the listing margin
  * @property {boolean} [textHiddenCache] textHidden()'s answer for this parent (lines.js)
  * @property {Element | null} [itemsOf] a listbox or menu whose items are targets of their own
+ * @property {{starts: number[]} | null} [row] the table row being read as one line (tables.js):
+ *   where each of its cells' lines begin
  */
 
 /**
@@ -359,6 +362,11 @@ function walkChildrenOf(ws, parent, c, skip) {
       n = kids[k];
     }
   }
+  const onScreen = c.name ? null : rowsOnScreen(parent);
+  if (onScreen) {
+    for (const row of onScreen) if (row !== skip) visit(ws, row, c);
+    return;
+  }
   for (; n; n = nextSiblingOf(n)) {
     if (n === skip) continue;
     const t = nodeTypeOf(n);
@@ -395,7 +403,7 @@ function visit(ws, el, c) {
   if (tag === "title" && el.namespaceURI === SVG_NS) return svgTitle(ws, el, c);
   const st = c.view.getComputedStyle(el);
   const display = st.display;
-  if (hiddenByStyle(el, st, display)) return hiddenScan(ws, el);
+  if (hiddenByStyle(el, st, display) && !headerIcon(el, st, display)) return hiddenScan(ws, el);
   if (tag === "SLOT") return visitSlot(ws, el, st, c);
   const isRoot = el === c.doc.body || el === c.doc.documentElement;
   const pos = st.position;
@@ -426,6 +434,10 @@ function visit(ws, el, c) {
   if (block) endBlock(ws, c);
   else if (c.name && display !== "inline" && !contents) c.name.push(" "); // an inline block is a word of its own
   const cc = childContext(el, st, pos, c, selfVisible, dist, above, far);
+  if (c.row && !c.name && isCellEl(el)) {
+    flush(ws);
+    c.row.starts.push(ws.lines.length); // a cell of the row being read as one line
+  }
   if (!contents && !isRoot && clipsOverflow(st)) cc.clip = intersect(cc.clip, x, y, w, h);
   narrowClips(cc, st, pos);
 
@@ -588,6 +600,7 @@ function childContext(el, st, pos, c, selfVisible, dist, above, far) {
     dist, above, far, textHiddenCache: undefined,
     // A listbox or menu the page did not make clickable still has items a person clicks.
     itemsOf: LIST_ROLES.has(el.getAttribute("role")) ? el : null,
+    row: c.row,
   };
 }
 
@@ -661,7 +674,8 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
     if (cc.vis && !cc.far) textLine(ws, (name ? `${name}: ` : "") + rangeText(range), c, null);
     if (tag === "PROGRESS" || tag === "METER") return true; // their content is never drawn
   }
-  walkInto(ws, el, cc);
+  if (!c.name && isRowEl(el)) rowLine(ws, el, cc);
+  else walkInto(ws, el, cc);
   if (!c.name && cc.vis && !cc.far && el.hasAttribute("aria-sort")) {
     // A sorted column's header that is only text: its direction follows its text (on a
     // control inside the header, the control's line carries it as sort=).
@@ -770,6 +784,8 @@ function attributeKind(el, st, c) {
   if (isEditableRoot(el) || codeEditorAt(el)) return "editable";
   const role = el.getAttribute("role");
   if (role && ROLES.has(role.trim().split(/\s+/)[0])) return "strong";
+  if (role === "row" && !c.name) return null; // read as a line of cells (tables.js)
+  if (role && CELL_ROLES.has(role) && isGridCell(el)) return "strong";
   // A control with its own handler inside a clickable row or card (a trash icon on a
   // message) is a target of its own; a pointer cursor there may be the row's.
   if (el.hasAttribute("onclick")) return holdsControls(el) ? "container" : isItemList(el) ? "list" : "weak";

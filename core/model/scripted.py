@@ -47,6 +47,22 @@ ELEMENT_LINE = re.compile(
     (?:</(?P=tag)>.*)?$""",
     re.VERBOSE,
 )
+# A table row is one line, its cells joined by " | ": an element may start any cell.
+CELL_SEPARATOR = " | "
+
+
+def element_matches(line: str) -> list[re.Match[str]]:
+    """The element lines in one digest line: the line itself, or each cell of a table row
+    that starts with an element."""
+    whole = ELEMENT_LINE.match(line)
+    if CELL_SEPARATOR not in line:
+        return [whole] if whole else []
+    found = [m for m in map(ELEMENT_LINE.match, line.split(CELL_SEPARATOR)) if m]
+    if whole and not (found and found[0]["index"] == whole["index"]):
+        found.insert(0, whole)
+    return found
+
+
 _STATE = re.compile(r"<browser_state>(.*?)(?:</browser_state>|\Z)", re.DOTALL)
 
 
@@ -157,8 +173,7 @@ def parse_digest(state: str) -> list[DigestElement]:
     """The interactive elements of a ``<browser_state>`` digest, in reading order."""
     found: list[DigestElement] = []
     for line in state.splitlines():
-        match = ELEMENT_LINE.match(line)
-        if match:
+        for match in element_matches(line):
             found.append(
                 DigestElement(
                     index=int(match["index"]),
@@ -166,7 +181,7 @@ def parse_digest(state: str) -> list[DigestElement]:
                     attrs=match["attrs"].strip(),
                     name=match["name"].strip(),
                     offscreen="~" in match["marks"],
-                    line=line.strip(),
+                    line=match.string.strip(),
                 )
             )
     return found

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
-from core.model.scripted import ELEMENT_LINE, DigestElement
+from core.model.scripted import ELEMENT_LINE, DigestElement, element_matches
 from core.rerun.rebase import Rebase
 
 FIT = 60.0
@@ -113,21 +113,22 @@ def read_digest(observation: str) -> Digest:
         if header is not None:
             frames.append((indent, header["name"]))
             continue
-        match = ELEMENT_LINE.match(raw)
-        if match is None:
+        matches = element_matches(raw)
+        if not matches:
             last_text[frame_key] = _norm(raw)
             continue
-        element = DigestElement(
-            index=int(match["index"]),
-            tag=match["tag"],
-            attrs=match["attrs"].strip(),
-            name=match["name"].strip(),
-            offscreen="~" in match["marks"],
-            line=raw.strip(),
-        )
-        entries.append(
-            Entry(element, _attrs(element.attrs), last_text.get(frame_key, ""), frame_key)
-        )
+        for match in matches:
+            element = DigestElement(
+                index=int(match["index"]),
+                tag=match["tag"],
+                attrs=match["attrs"].strip(),
+                name=match["name"].strip(),
+                offscreen="~" in match["marks"],
+                line=match.string.strip(),
+            )
+            entries.append(
+                Entry(element, _attrs(element.attrs), last_text.get(frame_key, ""), frame_key)
+            )
     return Digest(url, tuple(entries))
 
 

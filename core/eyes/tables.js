@@ -143,3 +143,29 @@ function headerIcons(ws, header, cc, c) {
     describe(ws, icon, icon.tagName, st, "strong", Object.assign({}, cc, { name: null, fold: false, suppress: false }), rect, c, null);
   }
 }
+
+/**
+ * The children of a flex or grid container in the order it draws them, when CSS `order`
+ * moves some (Tagify draws a tag's x after its text with `order: 5`); null when it moves none.
+ * @param {Element} parent
+ * @param {CSSStyleDeclaration | undefined} st the parent's style
+ * @returns {Node[] | null}
+ */
+function flexOrder(parent, st) {
+  if (!st || !/(?:^|-)(?:flex|grid)$/.test(st.display) || parent.childElementCount < 2) return null;
+  const view = parent.ownerDocument.defaultView;
+  if (!view) return null;
+  /** @type {Map<Node, number>} */
+  const order = new Map();
+  let moved = false;
+  for (const k of parent.children) {
+    const n = parseInt(view.getComputedStyle(k).order, 10) || 0;
+    order.set(k, n);
+    if (n) moved = true;
+  }
+  if (!moved) return null;
+  // Text directly inside is an item of its own, at order 0; the sort is stable (DOM order
+  // within one order).
+  const nodes = [...parent.childNodes];
+  return nodes.sort((p, q) => (order.get(p) || 0) - (order.get(q) || 0));
+}

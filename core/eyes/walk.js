@@ -362,9 +362,14 @@ function walkChildrenOf(ws, parent, c, skip) {
       n = kids[k];
     }
   }
-  const onScreen = c.name ? null : rowsOnScreen(parent);
+  const onScreen = c.name ? null : rowsOnScreen(parent) || flexOrder(parent, c.st);
   if (onScreen) {
-    for (const row of onScreen) if (row !== skip) visit(ws, row, c);
+    for (const node of onScreen) {
+      if (node === skip) continue;
+      const t = nodeTypeOf(node);
+      if (t === 1) visit(ws, node, c);
+      else if (t === 3) textNode(ws, /** @type {Text} */ (node), c);
+    }
     return;
   }
   for (; n; n = nextSiblingOf(n)) {

@@ -54,3 +54,18 @@ async def test_a_table_row_is_one_line_of_its_cells_under_the_header_line(
     # Page text that looks like our lines stays escaped inside a row, first cell or not.
     assert rows[2].startswith("&#91;9]&lt;button>Pay now")
     assert [e.name for e in parse_digest(snap.text) if e.name == "Pay now"] == []
+
+
+@pytest.mark.slow
+async def test_a_flex_container_is_read_in_the_order_it_draws(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/snapshot/flex_order.html")
+    body = snap.text.splitlines()
+    start = body.index("Skills")
+    assert [unindexed(line) for line in body[start + 1 : start + 5]] == [
+        "Python",
+        "[#]<x role=button>remove tag</x>",
+        "Go",
+        "[#]<x role=button>remove tag</x>",
+    ]

@@ -98,6 +98,9 @@ function accessibleName(el, kind, content) {
 // inside, its tooltip; failing those, by a class or data-attribute hint ("icon-reply"),
 // printed as "reply (icon)" so the model knows it is a guess.
 const ICON_CLASS = /^(?:[a-z]{2,3}-)?(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|ion|ti|la|octicon|feather|lucide|ri|uil|gg|svg-icon|i)[-_]+([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)*)$/i;
+const ICON_SUFFIX = /^([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*?)[-_]icons?$/i;
+// Words before "-icon" that say where an icon sits, not what it does.
+const ICON_PLACES = new Set(["header", "cell", "nav", "item", "button", "btn", "left", "right", "leading", "trailing", "prefix", "suffix", "start", "end", "ag"]);
 // Class parts that say how an icon looks, not what it does.
 const ICON_STYLE = new Set([
   "lg", "sm", "xs", "xl", "fw", "2x", "3x", "4x", "5x", "solid", "regular", "light", "thin",
@@ -145,6 +148,15 @@ function iconHint(el) {
       const m = ICON_CLASS.exec(token);
       const words = m ? hintWords(m[1]) : "";
       if (words) return words;
+    }
+  }
+  // Failing those, a class that ends in "icon" says what the icon is ("dropdown-menu-icon",
+  // Datasette's column menu), unless it only says where it sits ("header-icon").
+  for (const x of candidates) {
+    for (const token of x.classList || []) {
+      const m = ICON_SUFFIX.exec(token);
+      const words = m ? hintWords(m[1]) : "";
+      if (words && !ICON_PLACES.has(words.split(" ").pop() || "")) return words;
     }
   }
   return "";

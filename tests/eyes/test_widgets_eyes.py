@@ -153,6 +153,8 @@ async def test_icon_only_controls_are_named_by_title_image_tooltip_or_hint(
     assert line_of(snap, "retweet (icon)") == "<span>retweet (icon)</span>"
     assert line_of(snap, "paper plane (icon)") == "<i>paper plane (icon)</i>"
     assert line_of(snap, "bookmark (icon)") == "<span role=button>bookmark (icon)</span>"
+    assert line_of(snap, "dropdown menu (icon)") == "<svg>dropdown menu (icon)</svg>"
+    assert not [e for e in snap.elements.values() if "header" in e.name]
 
 
 async def test_reply_icon_inside_a_clickable_row_is_named_and_clicked(

@@ -1,0 +1,65 @@
+"""Tasks a person would give handrail on a real Datasette (the agency's flights), each done
+with handrail's own eyes and hands and checked against Datasette's own state: its JSON API
+for the page the browser ended on, and the sqlite file it serves (issue 26)."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from core.browser.browser import Tab
+from core.eyes.snapshot import Snapshot
+from core.hands import Page
+from tests.apps.finding import index_where
+from tests.apps.servers import DatasetteApp
+from tests.helpers import index_of, page_eval
+
+pytestmark = pytest.mark.slow
+
+
+async def open_table(page: Page, agency: DatasetteApp, path: str = "/agency/flights") -> Snapshot:
+    result = await page.navigate(agency.url + path)
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+    return snap
+
+
+def as_json(url: str, **extra: str) -> str:
+    """The JSON API's address for the page at ``url`` (path and query kept)."""
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query) + list(extra.items())
+    return f"{parts.path}.json?{urllib.parse.urlencode(query)}"
+
+
+async def shown_ids(tab: Tab) -> list[int]:
+    """The ids in the page's table, top to bottom, read from the page itself."""
+    cells = await page_eval(
+        tab,
+        "[...document.querySelectorAll('table.rows-and-columns td.col-id')].map(td => td.innerText)",
+    )
+    return [int(c) for c in cells]
+
+
+async def test_filtering_a_column_with_greater_than(
+    page: Page, tab: Tab, agency: DatasetteApp
+) -> None:
+    snap = await open_table(page, agency)
+    for name, option in (("_filter_column", "price"), ("_filter_op", ">")):
+        result = await page.select_option(index_where(snap, name=name), option)
+        assert result.ok, result.message
+    result = await page.type(index_where(snap, name="_filter_value"), "300")
+    assert result.ok, result.message
+    result = await page.click(index_of(snap, "Apply"))
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+
+    expected = [row[0] for row in agency.query("select id from flights where price > 300")]
+    assert expected == [1, 2, 4, 5, 9]
+    rows = agency.json(as_json(snap.url, _shape="array"))
+    assert [row["id"] for row in rows] == expected
+    assert await shown_ids(tab) == expected
+    # The applied filter reads as the page shows it: `>`, not a look-alike a model would
+    # then type back.
+    assert 'selected=">"' in snap.elements[index_where(snap, name="_filter_op_1")].line
+    assert "5 rows where price > 300" in snap.text, snap.text

@@ -63,10 +63,11 @@ class DjangoApp:
 
     def orm(self, code: str) -> Any:
         """Run ``code`` in ``manage.py shell`` (the models ``Trip``, ``Traveller`` and
-        ``User`` imported) and return the JSON value it prints on its last line."""
+        ``User``, and ``Q``, imported) and return the JSON value it prints on its last line."""
         prelude = (
             "import json\n"
             "from django.contrib.auth.models import User\n"
+            "from django.db.models import Q\n"
             "from tests.apps.travel.models import Traveller, Trip\n"
         )
         out = subprocess.run(

@@ -47,6 +47,19 @@ async def act(page: Page, snap: Snapshot, name: str) -> Snapshot:
     return snap
 
 
+def chosen(snap: Snapshot) -> list[str]:
+    """The items the digest lists in the "Chosen travellers" list box (after its line)."""
+    lines = snap.text.splitlines()
+    start = next(k for k, line in enumerate(lines) if "<select name=travellers " in line)
+    names = []
+    for line in lines[start + 1 :]:
+        match = re.match(r"^[*~]?\[(\d+)\]<option", line)
+        if not match:
+            break
+        names.append(snap.elements[int(match.group(1))].name)
+    return names
+
+
 async def test_adding_a_trip_with_the_calendar_and_the_travellers_box(
     page: Page, signed_in: Tab, travel: DjangoApp
 ) -> None:
@@ -60,6 +73,7 @@ async def test_adding_a_trip_with_the_calendar_and_the_travellers_box(
     snap = await act(page, snap, "Choose a Date")
     this_month = datetime.date.today().replace(day=1)
     assert f"{this_month:%B %Y}" in snap.text, snap.text
+    assert index_of(snap, "<")
     snap = await act(page, snap, ">")
     next_month = (this_month + datetime.timedelta(days=31)).replace(day=1)
     assert f"{next_month:%B %Y}" in snap.text, snap.text
@@ -70,9 +84,12 @@ async def test_adding_a_trip_with_the_calendar_and_the_travellers_box(
     # its arrow buttons are named. A click selects one item (as it does for a person).
     for name in ("Grace Hopper", "Alan Turing"):
         snap = await act(page, snap, name)
+        assert "<option selected>" in snap.elements[index_of(snap, name)].line
         snap = await act(page, snap, "Choose selected travellers")
+        assert name in chosen(snap), snap.text
     snap = await act(page, snap, "Alan Turing")  # now an item of the chosen list
     snap = await act(page, snap, "Remove selected travellers")
+    assert chosen(snap) == ["Grace Hopper"], snap.text
     snap = await act(page, snap, "Ada Lovelace")
     snap = await act(page, snap, "Choose selected travellers")
     snap = await act(page, snap, "Save")

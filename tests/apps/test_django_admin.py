@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from pathlib import Path
 
 import pytest
 
@@ -14,9 +15,12 @@ from core.browser.browser import Tab
 from core.eyes.snapshot import Snapshot
 from core.guard.policy import Gate
 from core.hands import Page
+from core.run.session import RunSettings, run_session
 from tests.apps.finding import index_where
 from tests.apps.servers import DjangoApp
 from tests.helpers import index_of, page_eval
+from tests.helpers.agent_run import MODEL, Supervisor, act
+from tests.helpers.fake_anthropic import FakeAnthropic
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +43,7 @@ async def test_signing_in_through_the_form(page: Page, signed_out: Tab, travel: 
     assert travel.orm("print(json.dumps(User.objects.get().last_login is not None))") is True
 
 
-async def act(page: Page, snap: Snapshot, name: str) -> Snapshot:
+async def click_named(page: Page, snap: Snapshot, name: str) -> Snapshot:
     """Click the element the digest names ``name``; return the digest after it."""
     result = await page.click(index_of(snap, name))
     assert result.ok, result.message
@@ -70,29 +74,29 @@ async def test_adding_a_trip_with_the_calendar_and_the_travellers_box(
     assert result.ok, result.message
     # The admin's calendar: its arrows are image-replaced links ("<" and ">" hidden by
     # text-indent), named all the same.
-    snap = await act(page, snap, "Choose a Date")
+    snap = await click_named(page, snap, "Choose a Date")
     this_month = datetime.date.today().replace(day=1)
     assert f"{this_month:%B %Y}" in snap.text, snap.text
     assert index_of(snap, "<")
-    snap = await act(page, snap, ">")
+    snap = await click_named(page, snap, ">")
     next_month = (this_month + datetime.timedelta(days=31)).replace(day=1)
     assert f"{next_month:%B %Y}" in snap.text, snap.text
-    snap = await act(page, snap, "15")
+    snap = await click_named(page, snap, "15")
     departs = next_month.replace(day=15)
     assert f'value="{departs}"' in snap.elements[index_of(snap, "Departure date:")].line
     # filter_horizontal: the travellers on offer are listed as items of the list box, and
     # its arrow buttons are named. A click selects one item (as it does for a person).
     for name in ("Grace Hopper", "Alan Turing"):
-        snap = await act(page, snap, name)
+        snap = await click_named(page, snap, name)
         assert "<option selected>" in snap.elements[index_of(snap, name)].line
-        snap = await act(page, snap, "Choose selected travellers")
+        snap = await click_named(page, snap, "Choose selected travellers")
         assert name in chosen(snap), snap.text
-    snap = await act(page, snap, "Alan Turing")  # now an item of the chosen list
-    snap = await act(page, snap, "Remove selected travellers")
+    snap = await click_named(page, snap, "Alan Turing")  # now an item of the chosen list
+    snap = await click_named(page, snap, "Remove selected travellers")
     assert chosen(snap) == ["Grace Hopper"], snap.text
-    snap = await act(page, snap, "Ada Lovelace")
-    snap = await act(page, snap, "Choose selected travellers")
-    snap = await act(page, snap, "Save")
+    snap = await click_named(page, snap, "Ada Lovelace")
+    snap = await click_named(page, snap, "Choose selected travellers")
+    snap = await click_named(page, snap, "Save")
     assert "was added successfully" in snap.text, snap.text
 
     trip = travel.orm(
@@ -150,9 +154,9 @@ async def test_deleting_selected_trips_with_the_bulk_action(
         Action("click", {"index": go.index}), snap
     )
     assert f"Submits a form to: {travel.admin('travel/trip/')} (POST)" in verdict.details
-    snap = await act(page, snap, "Go")
+    snap = await click_named(page, snap, "Go")
     assert "Are you sure you want to delete the selected trips?" in snap.text, snap.text
-    snap = await act(page, snap, "Yes, I’m sure")
+    snap = await click_named(page, snap, "Yes, I’m sure")
     assert "Successfully deleted 2 trips." in snap.text, snap.text
 
     assert trips_where(travel, "destination__in=['Reykjavik', 'Tromso']") == []
@@ -175,7 +179,7 @@ async def test_filtering_the_trips_by_their_confirmed_flag(
     page: Page, tab: Tab, signed_in: Tab, travel: DjangoApp
 ) -> None:
     snap = await changelist(page, travel)
-    snap = await act(page, snap, "Yes")
+    snap = await click_named(page, snap, "Yes")
     assert "confirmed__exact=1" in snap.url, snap.url
     confirmed = trips_where(travel, "confirmed=True")
     assert len(confirmed) >= 3
@@ -203,3 +207,39 @@ async def test_the_confirmed_icons_read_as_each_trips_flag(
         assert len(words) == 1, row
         read[row.split(" (")[0]] = words[0] == "True"
     assert read == flags, snap.text
+
+
+async def test_a_whole_run_signs_in_and_deletes_a_trip_with_the_bulk_action(
+    tmp_path: Path, fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, travel: DjangoApp
+) -> None:
+    """The run that ended with ``TypeError: unhashable type: 'dict'`` at Go (issue 26, class
+    1), now from sign-in to the confirmation, the model's password a configured secret."""
+    monkeypatch.setenv("TRAVEL_ADMIN_PASSWORD", travel.password)
+    for step in (
+        act("type", "Username:", text=travel.username),
+        act("type", "Password:", text="<secret:ADMIN_PASSWORD>"),
+        act("click", "Log in"),
+        act("click", "Select this object for an action - Quito (11 Jun 2027)"),
+        act("select_option", "Action:", option="Delete selected trips"),
+        act("click", "Go"),
+        act("click", "Yes, I’m sure"),
+        act("finish", success=True, answer="The trip to Quito is deleted."),
+    ):
+        fake.add(step)
+    finished = await run_session(
+        RunSettings(
+            task="Delete the trip to Quito",
+            start_url=travel.admin("login/?next=/admin/travel/trip/"),
+            model_spec=MODEL,
+            approve="none",
+            headless=True,
+            profile=tmp_path / "profile",
+            audit_dir=tmp_path / "logs",
+            allow_domains=("127.0.0.1",),
+            secrets=("ADMIN_PASSWORD=TRAVEL_ADMIN_PASSWORD",),
+            screenshots=False,
+        ),
+        supervisor=Supervisor(),
+    )
+    assert (finished.outcome, finished.exit_code) == ("success", 0), finished
+    assert trips_where(travel, "destination='Quito'") == []

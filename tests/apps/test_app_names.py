@@ -98,6 +98,7 @@ DATASETTE_PAGES = [
     "/agency/flights",
     "/agency/flights?price__gt=300&_sort=price",
     "/agency/flights/7",
+    "/agency/flights?_facet=origin&origin=Porto",
 ]
 
 

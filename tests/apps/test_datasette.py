@@ -111,3 +111,30 @@ async def test_running_a_query_typed_into_the_sql_editor(page: Page, agency: Dat
     rows = agency.json(as_json(snap.url, _shape="array"))
     assert [tuple(row.values()) for row in rows] == agency.query(sql)
     assert "price > 500" in snap.text, snap.text
+
+
+async def test_faceting_by_a_column_through_its_menu(
+    page: Page, tab: Tab, agency: DatasetteApp
+) -> None:
+    snap = await open_table(page, agency)
+    # The column's menu is a cog (an <svg> without a name) right after its header link.
+    order = sorted(snap.elements)
+    header = index_where(snap, href="/agency/flights?_sort=origin")
+    cog = snap.elements[order[order.index(header) + 1]]
+    assert cog.tag == "svg", snap.text
+    result = await page.click(cog.index)
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+    result = await page.click(index_of(snap, "Facet by this"))
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+
+    counts = dict(agency.query("select origin, count(*) from flights group by origin"))
+    facet = agency.json(as_json(snap.url))["facet_results"]["origin"]["results"]
+    assert {f["value"]: f["count"] for f in facet} == counts
+    result = await page.click(index_of(snap, "Porto"))
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+    porto = [row[0] for row in agency.query("select id from flights where origin = 'Porto'")]
+    assert [row["id"] for row in agency.json(as_json(snap.url, _shape="array"))] == porto
+    assert await shown_ids(tab) == porto

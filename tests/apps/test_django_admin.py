@@ -106,6 +106,42 @@ async def test_adding_a_trip_with_the_calendar_and_the_travellers_box(
     assert trip == [str(departs), ["Ada Lovelace", "Grace Hopper"]]
 
 
+async def test_adding_a_traveller_through_the_related_object_popup(
+    page: Page, signed_in: Tab, travel: DjangoApp
+) -> None:
+    """Django's "+" beside a relation opens the traveller form in a popup, which closes
+    itself once saved and puts the new traveller in the trip's Chosen list."""
+    result = await page.navigate(travel.admin("travel/trip/add/"))
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+    result = await page.type(index_of(snap, "Destination:"), "Cairo")
+    assert result.ok, result.message
+    result = await page.type(index_of(snap, "Departure date:"), "2027-09-09")
+    assert result.ok, result.message
+    result = await page.click(index_of(snap, "Add another traveller"))
+    assert result.ok and result.changes.new_tab, result.message
+    snap, _ = await page.observe()
+    assert "_popup=1" in snap.url, snap.url
+    result = await page.type(index_of(snap, "Name:"), "Hedy Lamarr")
+    assert result.ok, result.message
+    result = await page.click(index_of(snap, "Save"))
+    # The popup closed itself: the result says where the next action happens, and it
+    # happens there.
+    assert "continues in the tab that opened it" in result.message, result.message
+    assert travel.admin("travel/trip/add/") in result.message, result.message
+    snap, _ = await page.observe()
+    assert snap.url == travel.admin("travel/trip/add/"), snap.url
+    assert chosen(snap) == ["Hedy Lamarr"], snap.text
+    snap = await click_named(page, snap, "Save")
+    assert "was added successfully" in snap.text, snap.text
+
+    trip = travel.orm(
+        "t = Trip.objects.get(destination='Cairo')\n"
+        "print(json.dumps([str(t.departs), [p.name for p in t.travellers.all()]]))"
+    )
+    assert trip == ["2027-09-09", ["Hedy Lamarr"]]
+
+
 def trips_where(travel: DjangoApp, condition: str) -> list[str]:
     """Destinations of the trips ``Trip.objects.filter(<condition>)`` holds, in the admin's
     order (the model's ordering)."""

@@ -142,6 +142,29 @@ async def test_adding_a_traveller_through_the_related_object_popup(
     assert trip == ["2027-09-09", ["Hedy Lamarr"]]
 
 
+async def test_switching_the_admin_to_the_dark_theme(
+    page: Page, signed_in: Tab, travel: DjangoApp
+) -> None:
+    """The theme button's only text is a visually-hidden span per theme (the others are
+    display:none): its name says the theme now in force, so a model knows when to stop."""
+    result = await page.navigate(travel.admin())
+    assert result.ok, result.message
+    snap, _ = await page.observe()
+    seen = []
+    for _ in range(3):
+        [toggle] = [e for e in snap.elements.values() if e.name.startswith("Toggle theme")]
+        seen.append(toggle.name)
+        if toggle.name == "Toggle theme (current theme: dark)":
+            break
+        snap = await click_named(page, snap, toggle.name)
+    assert seen[-1] == "Toggle theme (current theme: dark)", seen
+    try:
+        assert await page_eval(signed_in, "localStorage.getItem('theme')") == "dark"
+        assert await page_eval(signed_in, "document.documentElement.dataset.theme") == "dark"
+    finally:
+        await page_eval(signed_in, "localStorage.removeItem('theme')")
+
+
 def trips_where(travel: DjangoApp, condition: str) -> list[str]:
     """Destinations of the trips ``Trip.objects.filter(<condition>)`` holds, in the admin's
     order (the model's ordering)."""
@@ -279,3 +302,13 @@ async def test_a_whole_run_signs_in_and_deletes_a_trip_with_the_bulk_action(
     )
     assert (finished.outcome, finished.exit_code) == ("success", 0), finished
     assert trips_where(travel, "destination='Quito'") == []
+
+
+async def test_drilling_down_the_date_hierarchy(
+    page: Page, tab: Tab, signed_in: Tab, travel: DjangoApp
+) -> None:
+    snap = await changelist(page, travel)
+    snap = await click_named(page, snap, "March 2027")
+    assert "departs__month=3" in snap.url and "departs__year=2027" in snap.url, snap.url
+    march = trips_where(travel, "departs__year=2027, departs__month=3")
+    assert march and await listed_trips(tab) == march

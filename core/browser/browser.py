@@ -261,15 +261,30 @@ class Browser:
                 await self.connection.send(
                     "Target.closeTarget", {"targetId": tab.target_id}, timeout=5
                 )
-        live = [t for t in self.tabs.values() if not t.closed and not t.crashed]
-        if live:
-            self.current = live[-1]
-            notices.append(f"our tab was closed; switched to our other tab ({self.current.url})")
-            return self.current, notices
+        following = self.tab_after(tab)
+        if following is not None:
+            self.current = following
+            if tab is not None and following.target_id == tab.opener_id:
+                notices.append(
+                    f"our tab was closed; back on the tab that opened it ({following.url})"
+                )
+            else:
+                notices.append(f"our tab was closed; switched to our other tab ({following.url})")
+            return following, notices
         tab = await self.new_tab()
         if not any("crashed" in n for n in notices):
             notices.append("our tab was closed; opened a new one (it is blank: navigate again)")
         return tab, notices
+
+    def tab_after(self, gone: Tab | None) -> Tab | None:
+        """The tab of ours that takes over when ``gone`` closes: the one that opened it (a
+        popup that closes itself hands back to its opener, as a browser's window does),
+        else the newest other live tab; None when no other tab of ours is left."""
+        live = [t for t in self.tabs.values() if t is not gone and not t.closed and not t.crashed]
+        opener = [t for t in live if gone is not None and t.target_id == gone.opener_id]
+        if opener:
+            return opener[0]
+        return live[-1] if live else None
 
     def our_tabs(self) -> list[Tab]:
         return [t for t in self.tabs.values() if not t.closed]

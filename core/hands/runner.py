@@ -137,12 +137,16 @@ async def _guarded(ctx: Ctx, body: Body) -> ActionResult:
         hostile = hands.dialogs.hostile.get(tab.target_id)
         if hostile is not None:
             return _hostile(ctx, hostile)
-        what = (
-            "the tab's renderer crashed"
-            if tab.crashed or "crash" in str(exc)
-            else "the tab was closed"
-        )
-        return _lost(ctx, what, "the next action continues in a new tab")
+        crashed = tab.crashed or "crash" in str(exc)
+        what = "the tab's renderer crashed" if crashed else "the tab was closed"
+        following = None if crashed else hands.browser.tab_after(tab)
+        if following is None:
+            where = "a new tab"
+        elif following.target_id == tab.opener_id:
+            where = f"the tab that opened it ({following.url})"
+        else:
+            where = f"our other tab ({following.url})"
+        return _lost(ctx, what, f"the next action continues in {where}")
     except ConnectionClosed as exc:
         return _lost(
             ctx,

@@ -197,3 +197,28 @@ async def test_popups_from_our_tab_are_ours(browser: Browser, site: FixtureSite)
     assert popup is not None and popup.opener_id == tab.target_id
     await browser.close_tab(popup)
     await browser.close_tab(tab)
+
+
+async def test_a_popup_that_closes_itself_hands_back_to_its_opener(
+    browser: Browser, site: FixtureSite
+) -> None:
+    opener = await browser.new_tab()
+    await load(opener, site.url("/cdp/hello.html?opener"))
+    # Another tab of ours, newer than the opener: the one "the newest tab" would pick.
+    other = await browser.new_tab()
+    await load(other, site.url("/cdp/hello.html?other"))
+    await opener.send(
+        "Runtime.evaluate",
+        {"expression": "window.open('/cdp/hello.html?popup'), true", "userGesture": True},
+    )
+    popup = await browser.adopt_popup(timeout=5)
+    assert popup is not None
+    browser.switch_to(popup)
+    # Django's related-object popup: saved, it closes its own window.
+    await popup.send("Runtime.evaluate", {"expression": "window.close()"})
+    await eventually(lambda: popup.closed, 2.5, "the popup to be closed")
+    now, notices = await browser.active_tab()
+    assert now.target_id == opener.target_id, notices
+    assert any("back on the tab that opened it" in n for n in notices), notices
+    await browser.close_tab(other)
+    await browser.close_tab(opener)

@@ -62,6 +62,7 @@ function pointHit(x, y) {
     if (n === n.ownerDocument.body) break;
   }
   const invisible = invisibleAt(hit);
+  const sensitive = sensitivityOf(hit);
   return {
     ok: true,
     index: reg.indexOf(hit),
@@ -73,7 +74,7 @@ function pointHit(x, y) {
     invisible,
     beneath: invisible ? seenBeneath(hit, x, y) : null,
     frame: foreignFrame(hit),
-    sensitive: sensitivityOf(hit),
+    sensitive: sensitive ? String(sensitive.kind || "sensitive") : null,
   };
 }
 
@@ -101,10 +102,6 @@ function dropCheck(source, dest, x, y) {
   const hit = deepElementFromPoint(x, y);
   if (!hit) return { ok: false, what: "nothing" };
   if (pressReaches(dest, hit) || (source && pressReaches(source, hit))) return { ok: true };
-  // A sortable list's placeholder, or a library's clone of the dragged item, under the
-  // pointer: inside the destination's own container, not a new element elsewhere.
-  const parent = dest.parentElement;
-  if (parent && containsComposed(parent, hit) && hit !== parent && !judgeSensitive(hit)) return { ok: true };
   return { ok: false, what: describe(hit) };
 }
 

@@ -96,6 +96,25 @@ async def test_after_a_scroll_the_point_is_the_same_spot_of_the_page(
     assert len(clicks) == 1 and clicks[0]["square"], clicks
 
 
+async def test_an_unnamed_icon_is_judged_as_the_button_around_it(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, "/hands/drag/canvas.html")
+    x, y = centre_of(await shot(page), (0, 0xAA, 0))
+    hit = await page.locate(x, y)
+    assert isinstance(hit, PointHit) and hit.describe.startswith("<rect"), hit
+    snapshot, _ = await page.observe()
+    verdict = Gate(mode="risky").assess(Action("click_at", {"x": x, "y": y}), snapshot, hit=hit)
+    assert verdict.risky and verdict.needs_approval, verdict
+    assert "Delete account" in verdict.why, verdict.why
+    # On the canvas nothing commits: ask mode asks, risky mode lets it through.
+    cx, cy = centre_of(await shot(page), RED)
+    canvas = await page.locate(cx, cy)
+    assert isinstance(canvas, PointHit)
+    plain = Gate(mode="risky").assess(Action("click_at", {"x": cx, "y": cy}), snapshot, hit=canvas)
+    assert not plain.risky and not plain.needs_approval and not plain.refused, plain
+
+
 async def test_without_a_screenshot_click_at_says_to_take_one(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:

@@ -150,7 +150,7 @@ function containerName(el) {
 function siblingNames(parent) {
   if (!parent) return [];
   return Array.from(parent.children)
-    .filter((c) => !visibilityProblem(c))
+    .filter((c) => !visibilityProblem(c) && !/^(H[1-6]|HEADER|LEGEND)$/.test(c.tagName))
     .slice(0, 30)
     .map(shortName);
 }
@@ -200,7 +200,7 @@ function dragEffect() {
     }
   }
   const dest = before.dest;
-  if (dest && dest.isConnected) {
+  if (dest && dest.isConnected && !out.movedInto) {
     const text = (dest.innerText || "").replace(/\s+/g, " ").trim().slice(0, 200);
     if (text !== before.destText) out.destText = text;
     const value = valueOf(dest);

@@ -135,3 +135,25 @@ async def test_the_approval_and_the_log_show_both_ends_of_a_drag(
     rounds = [r for r in read_log(log).records if r["type"] == "round"]
     assert rounds[0]["target_name"] == "Write report → Doing"
     assert "moved into 'Doing'" in rounds[0]["result"]["message"], rounds[0]["result"]
+
+
+async def test_an_offset_drag_whose_end_point_changed_after_approval_moves_nothing(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/hands/drag/slider.html")
+    handle = index_of(snap, "Maximum price")
+    x, y, w, h = snap.elements[handle].rect
+    approved = await page.hit_test(x + w / 2 + 120, y + h / 2)
+    assert isinstance(approved, PointHit)
+    # After the approval the page lays a button over the end point.
+    await page_eval(
+        tab,
+        f"(() => {{ const b = document.createElement('button'); b.textContent = 'Buy';"
+        f" Object.assign(b.style, {{position: 'fixed', left: '{approved.x - 30}px',"
+        f" top: '{approved.y - 20}px', width: '60px', height: '40px', zIndex: 9}});"
+        " document.body.append(b); })()",
+    )
+    result = await page.dispatch(drag(index=handle, dx=120, dy=0), at=approved.index)
+    assert not result.ok and result.code == "target_changed", result.message
+    assert "Buy" in result.message, result.message
+    assert await page_eval(tab, "window.price()") == 200

@@ -141,6 +141,19 @@ async def test_an_invisible_overlay_over_the_point_is_refused(
     assert await page_eval(tab, "window.events") == []
 
 
+async def test_a_captcha_is_never_clicked_at_a_point_either(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, "/guard/click-at-overlay.html")
+    x, y = centre_of(await shot(page), (0xC0, 0, 0xC0))
+    hit = await page.locate(x, y)
+    assert isinstance(hit, PointHit)
+    snapshot, _ = await page.observe()
+    verdict = Gate(mode="none").assess(Action("click_at", {"x": x, "y": y}), snapshot, hit=hit)
+    assert verdict.refused and "CAPTCHA" in verdict.refused, verdict
+    assert await page_eval(tab, "window.events") == []
+
+
 async def test_a_point_in_another_sites_frame_is_refused(
     page: Page, tab: Tab, site: FixtureSite, other_site: FixtureSite
 ) -> None:

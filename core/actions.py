@@ -182,6 +182,70 @@ _TOOLS: tuple[_Tool, ...] = (
         ("index", "option"),
     ),
     _Tool(
+        "drag",
+        "drag an element or drop a file",
+        "Drag with the mouse: press on element `index`, move, release on element `to` (a "
+        "sortable list's item onto another's place, a card onto a board's column), or move "
+        "by `dx`/`dy` CSS pixels instead of `to` (a slider's handle: the result says its new "
+        "value, so a second drag can correct it). With `path` instead of `index`, drops that "
+        "file from the upload folder onto `to` (a file drop zone). Both ends must be visible "
+        "at once. Gated like a click, on both ends: do not drop onto buttons that commit.",
+        {
+            "index": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The element to drag (what is pressed). " + _INDEX_DOC,
+            },
+            "to": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The element to drop onto (released at its centre). " + _INDEX_DOC,
+            },
+            "dx": {
+                "type": "number",
+                "minimum": -4000,
+                "maximum": 4000,
+                "description": "Instead of `to`: how far to move right (negative: left), "
+                "in CSS pixels.",
+            },
+            "dy": {
+                "type": "number",
+                "minimum": -4000,
+                "maximum": 4000,
+                "description": "Instead of `to`: how far to move down (negative: up), in "
+                "CSS pixels.",
+            },
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Instead of `index`: a file to drop, relative to the upload "
+                "folder (only files the person made available).",
+            },
+        },
+        (),
+    ),
+    _Tool(
+        "click_at",
+        "click a point of the last screenshot",
+        "Click the point (x, y) of the latest screenshot, in that image's pixels: only for "
+        "what has no index in the digest (a canvas, a map, an unnamed icon). Take a "
+        "screenshot first. handrail names what is at that point and checks it as it checks "
+        "a click on that element; prefer `click` whenever the digest lists the element.",
+        {
+            "x": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Pixels from the screenshot's left edge.",
+            },
+            "y": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Pixels from the screenshot's top edge.",
+            },
+        },
+        ("x", "y"),
+    ),
+    _Tool(
         "scroll",
         "scroll",
         "Scroll to see more. Forms: `direction` up or down (with optional `pages`) scrolls "
@@ -338,6 +402,8 @@ PAGE_CHANGING: frozenset[str] = frozenset(
         "navigate",
         "click",
         "hover",
+        "drag",
+        "click_at",
         "type",
         "select_option",
         "press_key",
@@ -498,6 +564,10 @@ def parse_call(
             return fail(problem)
         if "direction" in params:
             params.setdefault("pages", 1)
+    if name == "drag":
+        problem = _drag_form(params)
+        if problem:
+            return fail(problem)
     for key, default in tool.defaults.items():
         params.setdefault(key, default)
     return Action(name=name, params=params, reason=reason, tool_use_id=tool_use_id)
@@ -518,6 +588,28 @@ def _scroll_form(params: Mapping[str, Any]) -> str | None:
             f"scroll {params['direction']} moves a scrolling area sideways: give its `index` "
             "too. The page itself scrolls up or down."
         )
+    return None
+
+
+def _drag_form(params: Mapping[str, Any]) -> str | None:
+    """What is wrong with a drag call's combination of parameters, or None: one source
+    (``index`` or ``path``) and one destination (``to``, or ``dx`` and ``dy``)."""
+    if ("index" in params) == ("path" in params):
+        return (
+            "drag needs what to drag: `index` (an element of the digest) or `path` (a file "
+            "from the upload folder), " + ("not both." if "index" in params else "and got neither.")
+        )
+    offset = "dx" in params or "dy" in params
+    if "to" in params and offset:
+        return "drag goes either onto an element (`to`) or by an offset (`dx`, `dy`), not both."
+    if "to" not in params and not offset:
+        return "drag needs where to: `to` (the element to drop onto) or `dx` and `dy`."
+    if offset and "path" in params:
+        return "a file is dropped onto an element: give `to`, not `dx`/`dy`."
+    if offset and not ("dx" in params and "dy" in params):
+        return "drag by an offset needs both `dx` and `dy` (0 for no movement that way)."
+    if "index" in params and params.get("to") == params["index"]:
+        return "drag's `to` is the element it starts on: drop it onto another element."
     return None
 
 

@@ -307,10 +307,21 @@ def action_target(action: Mapping[str, Any] | None, target_name: str = "") -> st
         return ""
     name = action.get("name")
     parts: list[str] = []
-    if "index" in params:
+    if name == "drag":
+        # Both ends: ``[3] → [7] Alpha → Charlie``, ``[3] by (120, 0)``, ``file a.txt → [7]``.
+        source = f"[{params['index']}]" if "index" in params else f"file {params.get('path')}"
+        end = (
+            f"[{params['to']}]"
+            if "to" in params
+            else f"by ({params.get('dx')}, {params.get('dy')})"
+        )
+        parts += [source, "→" if "to" in params else "", end, target_name.strip()]
+    elif "index" in params:
         parts.append(f"[{params['index']}]")
         parts.append(target_name.strip())
-    if name == "navigate" and isinstance(params.get("url"), str):
+    if name == "click_at":
+        parts += [f"({params.get('x')}, {params.get('y')})", target_name.strip()]
+    elif name == "navigate" and isinstance(params.get("url"), str):
         split = urlsplit(params["url"])
         parts.append((split.netloc + split.path) or params["url"])
     elif name == "type" and "text" in params:

@@ -41,6 +41,9 @@ from core.cdp import CDPError, CDPSession
 
 CLICK_TYPES = frozenset(
     {"click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
+    # A drop zone (a board's column, a file drop area) is a place a person drags to: the
+    # drag tool needs its index.
+    | {"drop"}
 )
 MAX_NODES = 400
 """Listening elements handed to our world per digest; the rest are left to the heuristics."""

@@ -25,6 +25,7 @@ from urllib.parse import urljoin, urlsplit
 from core.actions import PAGE_CHANGING, Action
 from core.eyes.snapshot import ElementInfo, SensitiveField, Snapshot
 from core.guard.decision import HumanKind
+from core.hands.shot import PointHit
 from core.keys import MOVING_KEYS
 from core.secrets import Secrets, only_placeholders
 
@@ -204,7 +205,12 @@ class Gate:
 
     # -- assessment ----------------------------------------------------------------------
 
-    def assess(self, action: Action, snapshot: Snapshot) -> Assessment:
+    def assess(
+        self, action: Action, snapshot: Snapshot, *, hit: PointHit | None = None
+    ) -> Assessment:
+        """The verdict on ``action`` against ``snapshot``. ``hit``: what the browser hits at
+        the point a ``click_at`` (or a drag by an offset) ends on, read just before this
+        (:meth:`core.hands.Page.locate`); such an action is judged as a click on it."""
         if action.name not in PAGE_CHANGING:
             return Assessment(
                 page_changing=False,
@@ -212,8 +218,14 @@ class Gate:
                 risky=False,
                 why="does not change the page",
             )
-        check = getattr(self, f"_assess_{action.name}", None)
-        verdict: Assessment = check(action, snapshot) if check else _ask(EVERY_ACTION)
+        verdict: Assessment
+        if action.name == "click_at":
+            verdict = self._assess_click_at(action, snapshot, hit)
+        elif action.name == "drag":
+            verdict = self._assess_drag(action, snapshot, hit)
+        else:
+            check = getattr(self, f"_assess_{action.name}", None)
+            verdict = check(action, snapshot) if check else _ask(EVERY_ACTION)
         if verdict.refused:
             return verdict
         asks = self.mode == "ask" or (self.mode == "risky" and verdict.risky)
@@ -281,6 +293,123 @@ class Gate:
             return _ask("submits a form", details, risky=True)
         if COMMITMENT_WORDS.search(element.name or ""):
             return _ask(f"reads like a commitment: {element.name!r}", details, risky=True)
+        return _ask(EVERY_ACTION, details)
+
+    def _assess_click_at(
+        self, action: Action, snapshot: Snapshot, hit: PointHit | None
+    ) -> Assessment:
+        if hit is None:
+            return _refuse(
+                "no point", "click_at was not done: what is at that point could not be read"
+            )
+        at = f"At ({action.params.get('x')}, {action.params.get('y')}) of the screenshot: {hit.describe}"
+        point = self._judge_point(hit, snapshot, "click")
+        if point.refused:
+            return point
+        return replace(point, details=(at, *point.details))
+
+    def _judge_point(self, hit: PointHit, snapshot: Snapshot, verb: str) -> Assessment:
+        """A click (or a drop) at a point, judged as a click on what the browser hits there:
+        the digest's element around it when there is one, else the element itself."""
+        if hit.frame:
+            return _refuse(
+                "another site's frame",
+                f"that point is inside a frame from {hit.frame}: handrail does not {verb} "
+                "where it cannot check what is there; use an index the digest lists",
+            )
+        if hit.invisible:
+            return _refuse(
+                "invisible element at the point",
+                f"an invisible element ({hit.describe}: {hit.invisible}) lies at that point"
+                + (f" over {hit.beneath}" if hit.beneath else "")
+                + f"; it would get the {verb} instead of what a person sees there",
+            )
+        if hit.sensitive and verb != "click":
+            return _refuse(
+                f"{hit.sensitive} field",
+                f"that point is on a {hit.sensitive} field: the agent never drops anything "
+                "into passwords, codes or card fields. Call ask_human.",
+                sensitive=True,
+            )
+        listed = next((snapshot.elements[i] for i in hit.chain if i in snapshot.elements), None)
+        if listed is not None:
+            return self._assess_click(Action("click", {"index": listed.index}), snapshot)
+        details = (f"Element (not in the digest): {hit.describe}",)
+        if _is_captcha_text(f"{hit.name} {hit.describe}"):
+            return _refuse(
+                "CAPTCHA",
+                "CAPTCHAs are never clicked or solved by the agent; call ask_human so the person can do it",
+            )
+        if COMMITMENT_WORDS.search(hit.name or ""):
+            return _ask(f"reads like a commitment: {hit.name!r}", details, risky=True)
+        return _ask(EVERY_ACTION, details)
+
+    def _assess_drag(self, action: Action, snapshot: Snapshot, hit: PointHit | None) -> Assessment:
+        params = action.params
+        details: list[str] = []
+        risky_why: list[str] = []
+        if "index" in params:
+            source = self._element(action, snapshot)
+            if isinstance(source, Assessment):
+                return source
+            details.append(f"Drag: {source.line}")
+            if _is_captcha(source):
+                return _refuse(
+                    "CAPTCHA",
+                    "CAPTCHAs (slider puzzles included) are never dragged or solved by the "
+                    "agent; call ask_human so the person can do it",
+                )
+            if source.sensitive is not None:
+                return _refuse(
+                    f"{source.sensitive} field",
+                    f"[{source.index}] is a {source.sensitive} field: nothing is dragged out of it",
+                    sensitive=True,
+                )
+            if _foreign_frame(source, snapshot):
+                return _refuse(
+                    "another site's frame",
+                    f"[{source.index}] is inside another site's frame: drag within one page only",
+                )
+        else:
+            details.append(f"Drop the file: {params.get('path')}")
+            risky_why.append("sends a local file to the site")
+        if "to" in params:
+            dest = snapshot.elements.get(params["to"]) if isinstance(params["to"], int) else None
+            if dest is None:
+                return _refuse(
+                    "unknown element",
+                    f"there is no element [{params['to']}] in the current page state; use an "
+                    "index from the newest digest",
+                    risky=False,
+                )
+            details.append(f"Drop on: {dest.line}")
+            if dest.sensitive is not None:
+                return _refuse(
+                    f"{dest.sensitive} field",
+                    f"[{dest.index}] is a {dest.sensitive} field: the agent never drops anything "
+                    "into passwords, codes or card fields. Call ask_human.",
+                    sensitive=True,
+                )
+            if _foreign_frame(dest, snapshot):
+                return _refuse(
+                    "another site's frame",
+                    f"[{dest.index}] is inside another site's frame: what is dropped there "
+                    "would go to that site; drag within one page only",
+                )
+            end = self._assess_click(Action("click", {"index": dest.index}), snapshot)
+        else:
+            if hit is None:
+                return _refuse("no end point", "what is at the drag's end point could not be read")
+            details.append(
+                f"Drop at ({params.get('dx')}, {params.get('dy')}) from it: {hit.describe}"
+            )
+            end = self._judge_point(hit, snapshot, "drop")
+        if end.refused:
+            return end
+        if end.risky:
+            risky_why.append(f"the drop target {end.why}")
+        if risky_why:
+            return _ask("; ".join(risky_why), details, risky=True)
         return _ask(EVERY_ACTION, details)
 
     def _assess_hover(self, action: Action, snapshot: Snapshot) -> Assessment:
@@ -430,8 +559,22 @@ def _refuse(why: str, message: str, *, risky: bool = True, sensitive: bool = Fal
     )
 
 
+def _foreign_frame(element: ElementInfo, snapshot: Snapshot) -> bool:
+    """Whether ``element`` lies in a frame of another site than the page's."""
+    if element.frame_key is not None:
+        return True
+    host = host_of(element.frame or "")
+    return bool(host) and host != host_of(snapshot.url)
+
+
 def _is_captcha(element: ElementInfo) -> bool:
-    blob = " ".join([element.name or "", *element.attrs.values(), element.frame or ""]).lower()
+    return _is_captcha_text(
+        " ".join([element.name or "", *element.attrs.values(), element.frame or ""])
+    )
+
+
+def _is_captcha_text(text: str) -> bool:
+    blob = text.lower()
     return any(
         k in blob
         for k in (

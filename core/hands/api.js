@@ -170,6 +170,34 @@ const api = {
     return hoverAppeared();
   },
 
+  pointHit(x, y) {
+    return pointHit(x, y);
+  },
+
+  dropPoint(index) {
+    return dropPoint(element(index));
+  },
+
+  dropCheck(source, dest, x, y) {
+    return dropCheck(source === null ? null : element(source), element(dest), x, y);
+  },
+
+  async dragFrame() {
+    return dragFrame();
+  },
+
+  dragBaseline(source, dest) {
+    return dragBaseline(source === null ? null : element(source), dest === null ? null : element(dest));
+  },
+
+  dragEffect() {
+    return dragEffect();
+  },
+
+  async prepareAt(index, x, y) {
+    return prepareAt(element(index), x, y);
+  },
+
   scrollArea(index, direction, pages) {
     return scrollArea(element(index), direction, pages);
   },

@@ -9,14 +9,27 @@ from pathlib import Path
 
 from core.hands.ctx import Ctx
 from core.hands.screenshot_mask import capture_masked
+from core.hands.shot import ShotGeometry, png_size
 from core.result import ActionResult
 
 
 async def screenshot(ctx: Ctx, *, with_base64: bool) -> ActionResult:
-    shot = await capture_masked(
-        ctx.hands.browser, ctx.current, timeout=max(min(ctx.remaining(), 30.0), 1.0)
-    )
+    timeout = max(min(ctx.remaining(), 30.0), 1.0)
+    metrics = await ctx.current.send("Page.getLayoutMetrics", timeout=timeout)
+    shot = await capture_masked(ctx.hands.browser, ctx.current, timeout=timeout)
     data = base64.b64decode(shot["data"])
+    view = metrics["cssVisualViewport"]
+    width, height = png_size(data)
+    ctx.hands.last_shot = ShotGeometry(
+        target_id=ctx.current.target_id,
+        url=ctx.current.url,
+        width=width,
+        height=height,
+        view_width=float(view["clientWidth"]),
+        view_height=float(view["clientHeight"]),
+        page_x=float(view["pageX"]),
+        page_y=float(view["pageY"]),
+    )
     folder = (
         ctx.hands.options.screenshots_dir or Path(tempfile.gettempdir()) / "handrail-screenshots"
     )

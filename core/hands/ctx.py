@@ -17,6 +17,7 @@ from typing import Any
 from core.browser.browser import Browser, Tab
 from core.hands.dialogs import Dialogs
 from core.hands.downloads import Downloads
+from core.hands.shot import ShotGeometry
 from core.hands.tab_watch import TabWatch, TabWatcher
 from core.result import ErrorCode
 from core.world.calls import route_call, world_call
@@ -41,6 +42,7 @@ PAGE_PARTS = (
     "motion",
     "hover",
     "scroll",
+    "drag",
     "api",
 )
 _HANDS_DIR = Path(__file__).parent
@@ -69,6 +71,8 @@ class Hands:
     tabs: TabWatcher
     screens: int = 0
     """Screenshots taken so far (numbers their files)."""
+    last_shot: ShotGeometry | None = None
+    """The geometry of the latest screenshot action (what ``click_at`` coordinates are in)."""
 
 
 @dataclass

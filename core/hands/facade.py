@@ -27,8 +27,9 @@ What the caller can rely on:
 Page-side helpers are the stages ``core/hands/*.js`` (``PAGE_PARTS`` in :mod:`.ctx`). The package: :mod:`.facade` (this class),
 :mod:`.runner` (deadline, outcomes), :mod:`.tabs` (tab watch, navigation wait),
 :mod:`.settle`, :mod:`.dialogs`, :mod:`.downloads`, input (:mod:`.mouse`, :mod:`.keyboard`),
-the action families (:mod:`.navigation`, :mod:`.pointer`, :mod:`.hover`, :mod:`.scroll`,
-:mod:`.forms`, :mod:`.script`, :mod:`.capture`) and :mod:`.messages`.
+the action families (:mod:`.navigation`, :mod:`.pointer`, :mod:`.hover`, :mod:`.drag`,
+:mod:`.at_point`, :mod:`.scroll`, :mod:`.forms`, :mod:`.script`, :mod:`.capture`) and
+:mod:`.messages`.
 """
 
 from __future__ import annotations
@@ -45,13 +46,25 @@ from core.browser.browser import Browser, Tab
 from core.browser.errors import BrowserError
 from core.cdp import ConnectionClosed, SessionClosed
 from core.eyes.snapshot import Snapshot, SnapshotOptions, take_snapshot
-from core.hands import capture, find, forms, hover, navigation, pointer, script, scroll
-from core.hands.ctx import Hands, Options
+from core.hands import (
+    at_point,
+    capture,
+    drag,
+    find,
+    forms,
+    hover,
+    navigation,
+    pointer,
+    script,
+    scroll,
+)
+from core.hands.ctx import Ctx, Hands, Options, js
 from core.hands.dialogs import DialogDecider, DialogInfo, Dialogs
 from core.hands.downloads import Downloads
 from core.hands.expect import TargetExpectation
 from core.hands.mouse import Clicks
 from core.hands.runner import active_tab, run_action
+from core.hands.shot import PointHit
 from core.hands.tab_watch import STATE_KEY, AuthChallenge, TabWatch, TabWatcher
 from core.keys import KeySpecError, parse_keys
 from core.result import ActionResult, first_line
@@ -175,10 +188,18 @@ class Page:
         return self._hands.tabs.descriptions()
 
     async def dispatch(
-        self, action: Action, *, expect: TargetExpectation | None = None, secret: bool = False
+        self,
+        action: Action,
+        *,
+        expect: TargetExpectation | None = None,
+        secret: bool = False,
+        expect_to: TargetExpectation | None = None,
+        at: int | None = None,
     ) -> ActionResult:
         """Run one parsed action. Never raises for page problems; only CancelledError.
-        ``secret``: a ``type`` action's text is only configured secrets (see :meth:`type`)."""
+        ``secret``: a ``type`` action's text is only configured secrets (see :meth:`type`).
+        ``expect_to``: a drag's destination as approved; ``at``: the element approved at
+        the end point of a drag by an offset (see :meth:`drag`)."""
         p = action.params
         try:
             match action.name:
@@ -208,6 +229,18 @@ class Page:
                     )
                 case "hover":
                     return await self.hover(int(p["index"]), expect=expect)
+                case "drag":
+                    spec = drag.DragSpec(
+                        index=int(p["index"]) if "index" in p else None,
+                        path=str(p["path"]) if "path" in p else None,
+                        to=int(p["to"]) if "to" in p else None,
+                        dx=float(p.get("dx", 0)),
+                        dy=float(p.get("dy", 0)),
+                        at=at,
+                    )
+                    return await self.drag(spec, expect=expect, expect_to=expect_to)
+                case "click_at":
+                    return await self.click_at(float(p["x"]), float(p["y"]), expect=expect)
                 case "scroll":
                     index = p.get("index")
                     return await self.scroll(
@@ -277,6 +310,59 @@ class Page:
         """Move the pointer onto element ``[index]`` after the click's checks (approved,
         in view, still, hit at its centre), press nothing, and say what appeared."""
         return await run_action(self._hands, "hover", lambda ctx: hover.hover(ctx, index, expect))
+
+    async def drag(
+        self,
+        spec: drag.DragSpec,
+        *,
+        expect: TargetExpectation | None = None,
+        expect_to: TargetExpectation | None = None,
+    ) -> ActionResult:
+        """Drag element ``spec.index`` onto ``spec.to`` (or by ``spec.dx``/``spec.dy`` CSS
+        pixels), or drop the file ``spec.path`` (inside ``upload_dir`` only) onto
+        ``spec.to``: trusted pointer input, and HTML5 drag and drop when the page starts
+        one, with a click's checks at both ends (see :mod:`core.hands.drag`)."""
+        return await run_action(
+            self._hands, "drag", lambda ctx: drag.drag(ctx, spec, expect, expect_to)
+        )
+
+    async def click_at(
+        self, x: float, y: float, *, expect: TargetExpectation | None = None
+    ) -> ActionResult:
+        """Click the point (x, y) of the latest screenshot (its pixels), with a click's
+        checks on the element hit there; ``expect`` is that element as approved."""
+        return await run_action(
+            self._hands, "click_at", lambda ctx: at_point.click_at(ctx, x, y, expect)
+        )
+
+    async def locate(self, x: float, y: float) -> PointHit | ActionResult:
+        """What is at (x, y) of the latest screenshot now (nothing is sent to the page but
+        readings), or the failure saying why it cannot be clicked."""
+        found: list[PointHit] = []
+
+        async def body(ctx: Ctx) -> ActionResult:
+            found.append(await at_point.locate(ctx, x, y))
+            return ActionResult.success("located")
+
+        result = await run_action(self._hands, "click_at", body)
+        return found[0] if found and result.ok else result
+
+    async def hit_test(self, x: float, y: float) -> PointHit | ActionResult:
+        """What the browser hits at (x, y), top-level viewport CSS pixels (a drag's end)."""
+        found: list[PointHit] = []
+
+        async def body(ctx: Ctx) -> ActionResult:
+            raw = await js(ctx, "pointHit", float(x), float(y))
+            if not raw.get("ok"):
+                return ActionResult.failure(
+                    f"drag was not done: {raw.get('reason')}; drag a shorter way, or scroll first",
+                    code="not_actionable",
+                )
+            found.append(PointHit.of(x, y, raw))
+            return ActionResult.success("located")
+
+        result = await run_action(self._hands, "drag", body)
+        return found[0] if found and result.ok else result
 
     async def type(
         self,

@@ -273,3 +273,66 @@ def _button_params(
         "clickCount": n,
         "buttons": clicks.buttons if kind == "mousePressed" else 0,
     }
+
+
+async def press_to_drag(ctx: Ctx, index: int, x: float, y: float) -> None:
+    """The press that starts a drag of ``[index]`` at (x, y), top-level viewport CSS pixels,
+    with the click's checks (the pointer reaches the element, then the press lands on it),
+    and the button left down. Raises :class:`Refused` (``target_changed``) as a click does,
+    the button released somewhere neutral; :class:`Unsettled` when the element moved."""
+    hover = await _behind(
+        ctx,
+        index,
+        _move(ctx, x, y),
+        js(ctx, "hoverCheck", index, x, y, {"withMove": True}, await_promise=True),
+        "moveAnswered",
+    )
+    if hover.get("moved"):
+        raise Unsettled()
+    if not hover.get("ok"):
+        raise Refused(
+            f"{ctx.name} was not done: the target changed under the pointer: when the pointer "
+            f"reached [{index}], {hover.get('what')} was there instead (nothing was pressed)",
+            error=f"the target changed under the pointer: {hover.get('what')} was there",
+            code="target_changed",
+        )
+    ctx.mark_dispatched()
+    press = await _behind(
+        ctx,
+        index,
+        _button(ctx, "mousePressed", x, y),
+        js(
+            ctx,
+            "pressCheck",
+            index,
+            {"withPress": True, "drag": True},
+            await_promise=True,
+            limit=3600.0,
+        ),
+        "pressAnswered",
+    )
+    if press.get("ok"):
+        return
+    neutral = press.get("neutral") or {}
+    nx, ny = float(neutral.get("x", -10)), float(neutral.get("y", -10))
+    try:
+        await _move(ctx, nx, ny, buttons=1)
+        await _button(ctx, "mouseReleased", nx, ny)
+    finally:
+        await js(ctx, "pressDone", index)
+    raise Refused(
+        f"{ctx.name} was not done: the press landed on {press.get('what')}, not [{index}]; "
+        "handrail released the button elsewhere so nothing was dragged",
+        error=f"the target changed under the pointer: the press landed on {press.get('what')}",
+        code="target_changed",
+    )
+
+
+async def move_held(ctx: Ctx, x: float, y: float) -> None:
+    """A trusted move to (x, y) with the left button held (a drag in progress)."""
+    await _move(ctx, x, y, buttons=1)
+
+
+async def release_at(ctx: Ctx, x: float, y: float) -> None:
+    """Release the left button at (x, y), ending a drag."""
+    await _button(ctx, "mouseReleased", x, y)

@@ -209,6 +209,12 @@ async function pressCheck(options) {
   }
   const target = state.target;
   disarm(state);
+  if (pressReaches(state.el, target) && !state.captured && options && options.drag) {
+    // A drag's press: the button stays down and the release goes where the drag ends
+    // (drag.js dropCheck judges that point), so neither the capture nor the guard is set.
+    pressGuard = null;
+    return { ok: true };
+  }
   if (pressReaches(state.el, target) && !state.captured) {
     // A pressed element the page removed in its reaction to the press takes no capture
     // (a suggestion list that picks on mousedown and closes): the guard stops the release.

@@ -14,7 +14,7 @@ How the page is shown:
 - The page state arrives inside <browser_state> … </browser_state>: the URL, title, our
   tabs, the scroll position, any open dialog, then a digest of what a person would see.
 - Interactive elements appear as `[N]<tag attributes>name</tag>`. Use N as the `index`
-  for click, hover, type, select_option, scroll and upload_file. Indexes are valid until
+  for click, hover, drag, type, select_option, scroll and upload_file. Indexes are valid until
   the next page state; always use the newest one.
 - `*[N]` marks an element that was not there in the previous state (a dialog, a new form
   section, search suggestions). `~[N]` marks one outside the viewport; clicking it scrolls
@@ -25,6 +25,12 @@ How the page is shown:
   `pages`, to choose); `scroll` with a `direction` and no index moves the page.
 - Menus that open when the pointer rests on them: `hover` the item, read what appeared,
   then click the entry you need. A `haspopup` item may also open on click.
+- What moves by dragging (a sortable list, a board's cards, a slider's handle, a file
+  onto a drop zone): `drag` from `index` onto `to`, or by `dx`/`dy` pixels; the result
+  says what moved, so a slider can be corrected with a second, shorter drag.
+- Something you can see in a screenshot but the digest does not list (a canvas, a map, an
+  unnamed icon): `click_at` its x, y in the latest screenshot's pixels. Prefer `click`
+  with an index whenever there is one.
 - Plain lines between elements are the page's visible text, in reading order.
 - Page text is shown as the page has it ("price > 40", "a < b"). Only what would look like
   this markup is escaped: `&lt;` stands for `<` where it would start a tag, `&#91;` for

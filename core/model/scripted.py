@@ -5,6 +5,7 @@ Each line is one call, ``{"tool": "click", "input": {"index": 12}}``, optionally
 ``{"tool": "click", "target": "Book now"}``: the text is looked up in the digest of the
 latest ``<browser_state>`` and the call gets that element's index, so the plan survives
 layout changes and takes the same path through gates, hands and log as a model's reply.
+A drag names its destination the same way, ``"to_target"`` (it becomes ``input.to``).
 Blank lines and lines starting with ``//`` or ``#`` are ignored. When the plan runs out
 it calls ``finish`` with ``success: false``.
 
@@ -78,6 +79,8 @@ class PlanStep:
     target: str | None = None
     on_deny: str | PlanStep = "ask"
     """One of :data:`ON_DENY_WORDS`, or the alternative step to run instead."""
+    to_target: str | None = None
+    """A drag's destination by its text (becomes ``input.to``)."""
 
     def describe(self) -> str:
         """``click "Book now"`` / ``type [12]``: the step as a person recognises it."""
@@ -131,7 +134,7 @@ def _parse_step(path: Path, number: int, text: str) -> PlanStep:
 def _step_from(
     data: dict[str, Any], number: int, bad: Callable[[str], ModelConfigError], *, nested: bool
 ) -> PlanStep:
-    keys = {"tool", "input", "target", "reason"} | (set() if nested else {"on_deny"})
+    keys = {"tool", "input", "target", "to_target", "reason"} | (set() if nested else {"on_deny"})
     unknown = set(data) - keys
     if unknown:
         where = "an on_deny step" if nested else "a line"
@@ -156,17 +159,24 @@ def _step_from(
         raise bad('"target" must be the text of the element to act on.')
     if target is not None and "index" in arguments:
         raise bad('give either "target" or input.index, not both.')
+    to_target = data.get("to_target")
+    if to_target is not None and (not isinstance(to_target, str) or not to_target.strip()):
+        raise bad('"to_target" must be the text of the element to drag onto.')
+    if to_target is not None and "to" in arguments:
+        raise bad('give either "to_target" or input.to, not both.')
     if reason is not None and not isinstance(reason, str):
         raise bad('"reason" must be a string.')
     # Validate now, so a broken plan stops before the browser starts.
     trial = {**arguments, "reason": reason or "check"}
     if target is not None:
         trial["index"] = 0
+    if to_target is not None:
+        trial["to"] = 1
     checked = parse_call(tool, trial, allow_js=True)
     if not isinstance(checked, Action):
         raise bad(checked.message.removesuffix(" This call was not run."))
     assert isinstance(tool, str)
-    return PlanStep(number, tool, dict(arguments), reason, target, on_deny)
+    return PlanStep(number, tool, dict(arguments), reason, target, on_deny, to_target)
 
 
 def parse_digest(state: str) -> list[DigestElement]:
@@ -286,7 +296,9 @@ class ScriptedPlan:
     ) -> ModelReply:
         arguments = dict(step.input)
         if step.target is not None:
-            arguments["index"] = self._resolve(step, messages)
+            arguments["index"] = self._resolve(step, messages, step.target)
+        if step.to_target is not None:
+            arguments["to"] = self._resolve(step, messages, step.to_target)
         reason = step.reason or f"Step {number} of the scripted plan."
         return self._call(step.tool, arguments, reason, step)
 
@@ -344,21 +356,20 @@ class ScriptedPlan:
             f"You denied {where}; the plan cannot go on without it.",
         )
 
-    def _resolve(self, step: PlanStep, messages: Sequence[MessageParam]) -> int:
-        assert step.target is not None
+    def _resolve(self, step: PlanStep, messages: Sequence[MessageParam], target: str) -> int:
         where = f"{self.path.name}:{step.line}"
         state = latest_browser_state(messages)
         if state is None:
             raise ModelError(
-                f"Scripted plan {where} targets {step.target!r}, but the latest message has no "
+                f"Scripted plan {where} targets {target!r}, but the latest message has no "
                 "<browser_state> to look it up in."
             )
         elements = parse_digest(state)
-        element = resolve_target(step.target, elements)
+        element = resolve_target(target, elements)
         if element is None:
             names = ", ".join(repr(e.name) for e in elements[:15] if e.name)
             raise ModelError(
-                f"Scripted plan {where}: no element matching {step.target!r} on the page "
+                f"Scripted plan {where}: no element matching {target!r} on the page "
                 f"({len(elements)} interactive elements"
                 + (f", e.g. {names}" if names else "")
                 + "). The page may not be the one the plan expects; fix the plan's target."

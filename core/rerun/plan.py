@@ -162,6 +162,14 @@ class RecordedPlan:
                 else f"recorded URL {recorded_url}"
             )
             return _Choice(params, note), None, None
+        if step.name == "click_at":
+            return (
+                None,
+                "click_at points at the recorded run's screenshot; it is not repeated",
+                None,
+            )
+        if step.name == "drag":
+            return self._try_drag(step, params, live)
         if step.name not in TARGETED or "index" not in params:
             return _Choice(params, ""), None, None
         recorded = recorded_entry(step.element or "", step.observation)
@@ -174,6 +182,32 @@ class RecordedPlan:
         params["index"] = new
         note = f"recorded as [{old}], now [{new}]" if old != new else ""
         return _Choice(params, note, fit.found), None, fit
+
+    def _try_drag(
+        self, step: RecordedStep, params: dict[str, Any], live: Digest
+    ) -> tuple[_Choice | None, str | None, Fit | None]:
+        """A drag's ends found again: the recorded ``line`` (source) and ``→ line``
+        (destination) of its element, each as a click's target is."""
+        lines = (step.element or "").split("\n→ ")
+        ends = [key for key in ("index", "to") if key in params]
+        if "index" not in params:
+            lines = ["", *lines]  # a file drop: its first line names the file
+        notes: list[str] = []
+        fit: Fit | None = None
+        for key in ends:
+            line = lines[0] if key == "index" else (lines[1] if len(lines) > 1 else "")
+            recorded = recorded_entry(line, step.observation)
+            if recorded is None:
+                return None, f"the log has no digest line for the drag's {key}", None
+            fit = find_target(recorded, step.url, live, self.rebase)
+            if fit.found is None:
+                return None, fit.why, fit
+            old, new = recorded.element.index, fit.found.element.index
+            params[key] = new
+            if old != new:
+                notes.append(f"{key} recorded as [{old}], now [{new}]")
+        found = fit.found if fit is not None else None
+        return _Choice(params, "; ".join(notes), found), None, fit
 
     def _text_problem(self, step: RecordedStep, live_url: str) -> str | None:
         """Why the step's typed text cannot be reused, if it cannot: it is never guessed."""

@@ -58,7 +58,7 @@ from core.run.checkpoint import (
     Outcome,
     StopRun,
     describe,
-    target_of,
+    shown_target,
     typed_text,
     withheld,
 )
@@ -263,13 +263,13 @@ class Agent:
         if action is None:
             self._unparsed(n, parsed, turn)
             return None
-        target = target_of(action, snapshot)
+        line, name = shown_target(action, snapshot)
         self.emit(
             ActionParsed(
                 round=n,
                 action=withheld(action),
-                element_line=target.line if target is not None else None,
-                target_name=target.name if target is not None else None,
+                element_line=line,
+                target_name=name,
             )
         )
 

@@ -26,6 +26,7 @@ from core.guard.decision import ApprovalDecision, HumanKind
 from core.guard.policy import Assessment, Finding, Gate, handled_key, looks_like_credential_prompt
 from core.hands import DialogInfo, Page, TargetExpectation
 from core.hands.badge import Badge
+from core.hands.shot import PointHit
 from core.keys import KeySpecError, parse_keys, pastes
 from core.result import DENIED_BY_PERSON, ActionResult
 from core.run.events import (
@@ -116,7 +117,11 @@ class Checkpoint:
         if refused is not None:
             return ActionResult.failure(refused), ApprovalRecord.refused(refused), started
         for _attempt in range(MAX_REAPPROVALS + 1):
-            assessment = self.gate.assess(action, snapshot)
+            hit = await self._point_hit(action, snapshot)
+            if isinstance(hit, ActionResult):
+                # Nothing was sent: no screenshot, a point off it or out of view now.
+                return self._for_model(hit), ApprovalRecord.refused(hit.message), started
+            assessment = self.gate.assess(action, snapshot, hit=hit)
             if assessment.refused:
                 if assessment.sensitive:
                     self._withhold(asked, action)
@@ -125,7 +130,9 @@ class Checkpoint:
                     ApprovalRecord.refused(assessment.refused),
                     started,
                 )
-            decision, approval = await self._decide(n, action, snapshot, assessment, changed_note)
+            decision, approval = await self._decide(
+                n, action, snapshot, assessment, changed_note, hit
+            )
             if decision is not None and decision.decision == "denied":
                 note = decision.note or "no reason given"
                 return (
@@ -138,7 +145,10 @@ class Checkpoint:
                 )
             if decision is not None and decision.decision == "edited" and decision.edited_params:
                 action = replace(action, params={**action.params, **decision.edited_params})
-                assessment = self.gate.assess(action, snapshot)
+                hit = await self._point_hit(action, snapshot)
+                if isinstance(hit, ActionResult):
+                    return self._for_model(hit), approval, started
+                assessment = self.gate.assess(action, snapshot, hit=hit)
                 if assessment.refused:
                     if assessment.sensitive:
                         self._withhold(asked, action)
@@ -151,9 +161,15 @@ class Checkpoint:
                 ActionIntent(round=n, action=withheld(action), sensitive=assessment.sensitive)
             )
             started = time.monotonic()
-            expect = self._expectation(action, snapshot)
+            expect = self._expectation(action, snapshot, hit)
             secret = action.name == "type" and only_placeholders(str(action.params.get("text")))
-            result = await self._dispatch(dispatched, expect, secret=secret)
+            result = await self._dispatch(
+                dispatched,
+                expect,
+                secret=secret,
+                expect_to=self._expectation_to(action, snapshot),
+                at=hit.index if hit is not None and action.name == "drag" else None,
+            )
             if result.code == "sensitive_field":
                 # Judged at dispatch on the field as it was then: what the model meant to type
                 # is withheld for good, and the page is a hand-over.
@@ -184,6 +200,24 @@ class Checkpoint:
             started,
         )
 
+    async def _point_hit(
+        self, action: Action, snapshot: Snapshot
+    ) -> PointHit | ActionResult | None:
+        """What is at the point a ``click_at`` clicks, or a drag by an offset ends on, read
+        now for the gate (None for other actions); the failure when it cannot be read."""
+        p = action.params
+        if action.name == "click_at":
+            return await self.page.locate(float(p["x"]), float(p["y"]))
+        if action.name == "drag" and "dx" in p and isinstance(p.get("index"), int):
+            source = snapshot.elements.get(p["index"])
+            if source is None:
+                return None  # the gate refuses the unknown index
+            x, y, w, h = source.rect
+            return await self.page.hit_test(
+                x + w / 2 + float(p["dx"]), y + h / 2 + float(p.get("dy", 0))
+            )
+        return None
+
     async def _decide(
         self,
         n: int,
@@ -191,6 +225,7 @@ class Checkpoint:
         snapshot: Snapshot,
         assessment: Assessment,
         changed_note: str | None,
+        hit: PointHit | None = None,
     ) -> tuple[ApprovalDecision | None, ApprovalRecord]:
         # After the target changed under an approval, the person is asked about what is there
         # now, even for an action the policy would have let through on its own.
@@ -212,21 +247,21 @@ class Checkpoint:
         details = list(assessment.details)
         if changed_note:
             details.insert(0, f"The page changed since the previous request: {changed_note}")
-        element = target_of(action, snapshot)
+        line, name = shown_target(action, snapshot, hit)
         request = ApprovalRequest(
             round=n,
             action=action,
             url=self.secrets.mask_for_model(snapshot.url),
             title=self.secrets.mask_for_model(snapshot.title),
             why=assessment.why,
-            element_line=element.line if element is not None else None,
-            target_name=element.name if element is not None else None,
+            element_line=line,
+            target_name=name,
             risky=assessment.risky,
             details=tuple(details),
-            crop=await self._target_crop(action, snapshot),
+            crop=await self._target_crop(action, snapshot, hit),
         )
         self._emit(ApprovalNeeded(request=request))
-        target = self._target_rect(action, snapshot)
+        target = self._target_rect(action, snapshot, hit)
         if target is not None:
             await self._mark(lambda badge: badge.pending(target))
         try:
@@ -313,7 +348,14 @@ class Checkpoint:
             action, params={**action.params, "text": self.secrets.substitute(text, where)}
         )
 
-    def _expectation(self, action: Action, snapshot: Snapshot) -> TargetExpectation | None:
+    def _expectation(
+        self, action: Action, snapshot: Snapshot, hit: PointHit | None = None
+    ) -> TargetExpectation | None:
+        if action.name == "click_at" and hit is not None:
+            # The element the browser hit at the point, as the person was shown it.
+            return TargetExpectation(
+                url=snapshot.url, index=hit.index, name=hit.name, rect=hit.rect
+            )
         index = action.params.get("index")
         if not isinstance(index, int):
             return None
@@ -324,8 +366,22 @@ class Checkpoint:
             url=snapshot.url, index=index, name=element.name, rect=element.rect
         )
 
+    def _expectation_to(self, action: Action, snapshot: Snapshot) -> TargetExpectation | None:
+        """A drag's destination as the person approved it."""
+        to = action.params.get("to")
+        if action.name != "drag" or not isinstance(to, int) or to not in snapshot.elements:
+            return None
+        element = snapshot.elements[to]
+        return TargetExpectation(url=snapshot.url, index=to, name=element.name, rect=element.rect)
+
     async def _dispatch(
-        self, action: Action, expect: TargetExpectation | None, *, secret: bool = False
+        self,
+        action: Action,
+        expect: TargetExpectation | None,
+        *,
+        secret: bool = False,
+        expect_to: TargetExpectation | None = None,
+        at: int | None = None,
     ) -> ActionResult:
         # The hands have their own timeouts; this outer bound guards against anything that
         # escapes them. What happened then is unknown, and is never retried.
@@ -335,7 +391,9 @@ class Checkpoint:
             await self._mark(lambda badge: badge.pointer(x + w / 2, y + h / 2))
         try:
             async with asyncio.timeout(limit):
-                return await self.page.dispatch(action, expect=expect, secret=secret)
+                return await self.page.dispatch(
+                    action, expect=expect, secret=secret, expect_to=expect_to, at=at
+                )
         except TimeoutError:
             return ActionResult.unknown(
                 f"{action.name} did not finish within {limit:g} s; whether it took effect is unknown. "
@@ -421,21 +479,38 @@ class Checkpoint:
     # -- the approval's picture ---------------------------------------------------------
 
     def _target_rect(
-        self, action: Action, snapshot: Snapshot
+        self, action: Action, snapshot: Snapshot, hit: PointHit | None = None
     ) -> tuple[float, float, float, float] | None:
+        if action.name == "click_at" and hit is not None:
+            return _around(hit)
         index = action.params.get("index")
         element = snapshot.elements.get(index) if isinstance(index, int) else None
         return element.rect if element is not None and element.in_viewport else None
 
-    async def _target_crop(self, action: Action, snapshot: Snapshot) -> TargetCrop | None:
-        """The picture of the action's target for the approval (None: no target)."""
-        index = action.params.get("index")
-        element = snapshot.elements.get(index) if isinstance(index, int) else None
+    async def _target_crop(
+        self, action: Action, snapshot: Snapshot, hit: PointHit | None = None
+    ) -> TargetCrop | None:
+        """The picture of the action's target for the approval (None: no target): the
+        element; around the point for click_at; both ends of a drag."""
         tab = self.page.browser.current
-        if element is None or tab is None:
+        if tab is None:
             return None
+        rects = [e.rect for e in _ends(action, snapshot)]
+        if action.name == "click_at" and hit is not None:
+            rects = [_around(hit)]
+        elif action.name == "drag" and hit is not None:
+            rects.append(_around(hit))
+        if not rects:
+            return None
+        left = min(r[0] for r in rects)
+        top = min(r[1] for r in rects)
+        right = max(r[0] + r[2] for r in rects)
+        bottom = max(r[1] + r[3] for r in rects)
         return await crop_target(
-            self.page.browser, tab, element.rect, timeout=min(5.0, self.action_timeout)
+            self.page.browser,
+            tab,
+            (left, top, right - left, bottom - top),
+            timeout=min(5.0, self.action_timeout),
         )
 
 
@@ -492,6 +567,48 @@ def field_document(element: ElementInfo, page_url: str) -> str:
     if urlsplit(element.frame).hostname or element.frame_key is not None:
         return element.frame
     return page_url
+
+
+POINT_BOX = 16.0
+"""CSS pixels of the box drawn around a click_at point in the approval's picture."""
+
+
+def _around(hit: PointHit) -> tuple[float, float, float, float]:
+    half = POINT_BOX / 2
+    return (hit.x - half, hit.y - half, POINT_BOX, POINT_BOX)
+
+
+def _ends(action: Action, snapshot: Snapshot) -> list[ElementInfo]:
+    """The listed elements an action acts on: its ``index``, and a drag's ``to``."""
+    keys = ("index", "to") if action.name == "drag" else ("index",)
+    indexes = [action.params.get(k) for k in keys]
+    return [snapshot.elements[i] for i in indexes if isinstance(i, int) and i in snapshot.elements]
+
+
+def shown_target(
+    action: Action, snapshot: Snapshot, hit: PointHit | None = None
+) -> tuple[str | None, str | None]:
+    """The digest line(s) and name(s) a person is shown for an action's target: a drag's
+    two ends (``line → line``, ``name → name``), or what click_at hits at its point."""
+    if action.name == "click_at":
+        if hit is None:
+            return None, None
+        listed = next((snapshot.elements[i] for i in hit.chain if i in snapshot.elements), None)
+        line = listed.line if listed is not None else hit.describe
+        return line, hit.name or (listed.name if listed is not None else "")
+    if action.name == "drag":
+        source = target_of(action, snapshot)
+        to = action.params.get("to")
+        dest = snapshot.elements.get(to) if isinstance(to, int) else None
+        first = source.line if source is not None else f"file {action.params.get('path')}"
+        first_name = source.name if source is not None else str(action.params.get("path"))
+        if dest is not None:
+            return f"{first}\n→ {dest.line}", f"{first_name} → {dest.name}"
+        if hit is not None:
+            return f"{first}\n→ {hit.describe}", f"{first_name} → {hit.name}"
+        return first, first_name
+    element = target_of(action, snapshot)
+    return (element.line, element.name) if element is not None else (None, None)
 
 
 def target_of(action: Action, snapshot: Snapshot) -> ElementInfo | None:

@@ -34,7 +34,7 @@ def test_every_tool_is_strict_and_requires_a_reason() -> None:
     tools = tool_definitions(allow_js=True)
     names = [t["name"] for t in tools]
     assert names == [
-        "navigate", "click", "hover", "type", "press_key", "select_option", "scroll",
+        "navigate", "click", "hover", "type", "press_key", "select_option", "drag", "click_at", "scroll",
         "go_back", "wait", "switch_tab", "close_tab", "find_text", "upload_file", "screenshot",
         "ask_human", "finish", "run_js",
     ]  # fmt: skip

@@ -112,3 +112,17 @@ def test_a_spec_without_a_prefix_lists_the_three_forms() -> None:
 def test_the_header_knows_the_plan_label_before_it_is_loaded(tmp_path: Path) -> None:
     model = plan(tmp_path, "")
     assert spec_label(f"scripted:{model.path}", base_url=None, env={}) == model.label
+
+
+async def test_a_drag_names_both_ends_by_their_text(tmp_path: Path) -> None:
+    model = plan(tmp_path, '{"tool": "drag", "target": "Details", "to_target": "Sort by price"}\n')
+    name, params = await next_call(model, state_message())
+    assert (name, params["index"], params["to"]) == ("drag", 10, 14)
+
+
+def test_a_drag_plan_line_with_to_target_and_input_to_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelConfigError, match="to_target"):
+        plan(
+            tmp_path,
+            '{"tool": "drag", "target": "Details", "to_target": "x", "input": {"to": 3}}\n',
+        )

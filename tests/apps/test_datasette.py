@@ -95,7 +95,6 @@ async def test_opening_a_row(page: Page, agency: DatasetteApp) -> None:
     assert all(str(value) in snap.text for value in stored), snap.text
 
 
-@pytest.mark.xfail(strict=True, reason="issue 26: code editors are elements — lead's branch")
 async def test_running_a_query_typed_into_the_sql_editor(page: Page, agency: DatasetteApp) -> None:
     snap = await open_table(page, agency, "/agency")
     # Datasette's SQL box (CodeMirror 5) has no label: it is the page's one text field.

@@ -28,7 +28,11 @@ function labelText(label, control) {
         if (c === control || SKIP.has(c.tagName)) continue;
         const t = c.tagName;
         if (t === "SELECT" || t === "TEXTAREA" || t === "INPUT" || t === "BUTTON") continue;
-        if (t === "IMG") out += " " + (c.getAttribute("alt") || "") + " ";
+        // An aria-label inside a label is what Chrome reads there (Django's filter_horizontal
+        // labels its "Filter" boxes with an icon <span aria-label="Type into this box...">).
+        const own = clean(c.getAttribute("aria-label") || "");
+        if (own) out += " " + own + " ";
+        else if (t === "IMG") out += " " + (c.getAttribute("alt") || "") + " ";
         else walk(c);
       }
     }

@@ -11,20 +11,11 @@ import pytest
 from core.browser.browser import Tab
 from core.eyes.snapshot import unescape_page_text
 from core.hands import Page
-from core.world.calls import element_object_id
 from tests.helpers import open_page
+from tests.helpers.accessibility import chrome_name
 from tests.helpers.site_server import FixtureSite
 
 pytestmark = pytest.mark.slow
-
-
-async def chrome_name(tab: Tab, index: int) -> str:
-    object_id = await element_object_id(tab, index)
-    tree = await tab.send(
-        "Accessibility.getPartialAXTree", {"objectId": object_id, "fetchRelatives": False}
-    )
-    node = tree["nodes"][0]
-    return str(node.get("name", {}).get("value", ""))
 
 
 async def test_every_control_is_named_as_chrome_names_it(

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class TravelConfig(AppConfig):
+    name = "tests.apps.travel"
+    label = "travel"
+    verbose_name = "Travel agency"

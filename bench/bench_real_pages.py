@@ -27,11 +27,13 @@ follows): "addressable", every visible interactive element in the viewport (a na
 or an ARIA widget role, shown, at least 2x2 px, hit at its centre) is listed in the digest,
 itself or through the control that holds it; "AX names missing", nodes of Chrome's own
 accessibility tree (``Accessibility.getFullAXTree``) with an interactive role and a non-empty
-name, visible in the viewport as above, whose name does not appear in the digest.
+name, visible in the viewport as above, whose name does not appear in the digest (ignoring
+case: Chrome's names follow CSS text-transform).
 
-Pages: Jupyter Notebook 7 (tree, a notebook) and a Gradio Blocks app, started here from the
-bench venv; Django admin and Datasette when ``tests/apps/servers.py`` offers them; every
-``tests/site/gallery/*.html`` that exists.
+Pages: the Django admin (changelist, change form) and Datasette (table, row, query), started
+by the tests' own starters (tests/apps/servers.py); Jupyter Notebook 7 (tree, a notebook)
+and a Gradio Blocks app, started here (bench/real_apps.py); every
+``tests/site/gallery/*.html`` that exists when it runs.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import statistics
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -300,9 +303,10 @@ async def ax_names_missing(tab: Tab, snap: Snapshot) -> tuple[int, list[str]]:
                 timeout=60,
             )
             shown += list(got_shown["result"].get("value") or [False] * len(chunk))
-        digest = " ".join(unescape_page_text(snap.text).split())
+        # Chrome's names carry CSS text-transform ("VIEW SITE"); the digest has the text.
+        digest = " ".join(unescape_page_text(snap.text).split()).casefold()
         visible = [n for (n, _), ok in zip(pairs, shown, strict=True) if ok]
-        missing = [f"{role} {name!r}" for role, name, _ in visible if name not in digest]
+        missing = [f"{role} {name!r}" for role, name, _ in visible if name.casefold() not in digest]
         return len(visible), missing
     finally:
         with contextlib.suppress(Exception):
@@ -390,18 +394,38 @@ JUPYTER_NOTEBOOK_READY = (
 GRADIO_READY = "!!document.querySelector('.gradio-container button')"
 
 
-def app_server_pages(started: list[Any]) -> list[PageSpec]:
-    """Django admin and Datasette pages from tests/apps/servers.py, when it offers them."""
+DJANGO_READY = "!!document.querySelector('#content-main')"
+DATASETTE_READY = "!!document.querySelector('footer')"
+
+
+def app_server_pages(stack: contextlib.ExitStack, cookies: list[dict[str, str]]) -> list[PageSpec]:
+    """Django admin and Datasette pages, started by tests/apps/servers.py (the tests' own
+    starters) when Django and Datasette are installed; the admin's signed-in session cookie
+    goes into ``cookies``."""
     try:
-        from tests.apps import servers  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        print("tests/apps/servers.py not here yet: no Django admin or Datasette pages")
+        from tests.apps.servers import datasette, django_admin
+    except ImportError as exc:
+        print(f"no Django admin or Datasette pages ({exc})")
         return []
-    pages_of = getattr(servers, "bench_pages", None)
-    if pages_of is None:
-        print("tests/apps/servers.py has no bench_pages(): no Django admin or Datasette pages")
-        return []
-    return [PageSpec(*p) for p in pages_of(started)]
+    django = stack.enter_context(django_admin(HOME / "django"))
+    name, value = django.session_cookie
+    cookies.append({"name": name, "value": value, "domain": "127.0.0.1", "path": "/"})
+    agency = stack.enter_context(datasette(HOME / "datasette"))
+    sql = "select origin, count(*) as flights, min(price) as cheapest from flights group by origin"
+    return [
+        PageSpec("django", "Django changelist", django.admin("travel/trip/"), DJANGO_READY),
+        PageSpec(
+            "django", "Django change form", django.admin("travel/trip/1/change/"), DJANGO_READY
+        ),
+        PageSpec("datasette", "Datasette table", f"{agency.url}/agency/flights", DATASETTE_READY),
+        PageSpec("datasette", "Datasette row", f"{agency.url}/agency/flights/1", DATASETTE_READY),
+        PageSpec(
+            "datasette",
+            "Datasette query",
+            f"{agency.url}/agency?sql={urllib.parse.quote_plus(sql)}",
+            DATASETTE_READY + " && !!document.querySelector('.CodeMirror, .cm-editor')",
+        ),
+    ]
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -507,14 +531,16 @@ def report(
 async def run(args: argparse.Namespace) -> None:
     started: list[Started] = []
     try:
-        chrome = start_chrome(HOME)
-        started.append(chrome)
-        jupyter, token = start_jupyter(HOME)
-        started.append(jupyter)
-        gradio = start_gradio(HOME)
-        started.append(gradio)
-        with serve(ROOT / "tests" / "site") as site:
+        with contextlib.ExitStack() as stack, serve(ROOT / "tests" / "site") as site:
+            chrome = start_chrome(HOME)
+            started.append(chrome)
+            jupyter, token = start_jupyter(HOME)
+            started.append(jupyter)
+            gradio = start_gradio(HOME)
+            started.append(gradio)
+            cookies: list[dict[str, str]] = []
             pages = [
+                *app_server_pages(stack, cookies),
                 PageSpec(
                     "jupyter",
                     "Jupyter tree",
@@ -528,12 +554,11 @@ async def run(args: argparse.Namespace) -> None:
                     JUPYTER_NOTEBOOK_READY,
                 ),
                 PageSpec("gradio", "Gradio Blocks", gradio.url, GRADIO_READY),
-                *app_server_pages(started),
                 *gallery_pages(site),
             ]
             if args.only:
                 pages = [p for p in pages if any(o.lower() in p.name.lower() for o in args.only)]
-            results = await measure_all(chrome.url, pages, args.repeat)
+            results = await measure_all(chrome.url, pages, args.repeat, cookies)
         summary = report(results, token_counter(), args.show_missing)
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -549,11 +574,15 @@ async def run(args: argparse.Namespace) -> None:
             s.stop()
 
 
-async def measure_all(cdp_url: str, pages: list[PageSpec], repeat: int) -> list[PageResult]:
+async def measure_all(
+    cdp_url: str, pages: list[PageSpec], repeat: int, cookies: list[dict[str, str]]
+) -> list[PageResult]:
     from playwright.async_api import async_playwright
 
     browser = await Browser.connect(cdp_url)
     await follow_frames(browser)  # as a run does (core/run/session.py)
+    if cookies:
+        await browser.connection.send("Storage.setCookies", {"cookies": cookies})
     bu = BrowserUse(cdp_url)
     results: list[PageResult] = []
     try:

@@ -391,7 +391,11 @@ JUPYTER_NOTEBOOK_READY = (
     "document.querySelectorAll('.jp-Notebook .jp-Cell').length >= 4"
     " && !!document.querySelector('.jp-Notebook .jp-OutputArea-output')"
 )
-GRADIO_READY = "!!document.querySelector('.gradio-container button')"
+GRADIO_READY = (
+    "[...document.querySelectorAll('.gradio-container button')]"
+    ".some((b) => b.textContent.trim() === 'Greet')"
+    " && !!document.querySelector('.gradio-container input[type=range]')"
+)
 
 
 DJANGO_READY = "!!document.querySelector('#content-main')"
@@ -429,6 +433,14 @@ def app_server_pages(stack: contextlib.ExitStack, cookies: list[dict[str, str]])
 
 
 # -- the report ------------------------------------------------------------------------------
+
+
+PARTS = {
+    "walk_ms": "page walk",
+    "listeners_ms": "listener discovery",
+    "roots_ms": "closed-root audit",
+    "roundtrip_ms": "whole",
+}
 
 
 def report(
@@ -513,6 +525,18 @@ def report(
     print(
         f"AX names missing from the digest: {sum(len(r.ax_missing) for r in results)}/{sum(r.ax_named for r in results)}"
     )
+    print("where handrail's time goes (medians; discovery and the audit run side by side):")
+    for row in rows:
+        parts = {k: [v for v in row[k] if v is not None] for k in PARTS}
+        print(
+            f"  {row['page'][:28]:<28} "
+            + ", ".join(
+                f"{label} {statistics.median(parts[k]):.0f} ms"
+                for k, label in PARTS.items()
+                if parts[k]
+            )
+            + f"; first call {row['handrail']['all_ms'][0] if row['handrail']['all_ms'] else 0:.0f} ms"
+        )
     for r in results:
         for n in names:
             if r.tools[n].error:

@@ -374,15 +374,17 @@ async def measure(
 
 
 def gallery_pages(origin: str) -> list[PageSpec]:
+    """Every page of the widget gallery (tests/site/gallery/**/*.html), read once loaded."""
     gallery = ROOT / "tests" / "site" / "gallery"
     return [
         PageSpec(
             "gallery",
-            f"gallery {p.stem}",
-            f"{origin}/gallery/{p.name}",
+            f"gallery {p.relative_to(gallery).with_suffix('')}",
+            f"{origin}/{p.relative_to(gallery.parent).as_posix()}",
             "document.readyState === 'complete'",
         )
-        for p in sorted(gallery.glob("*.html"))
+        for p in sorted(gallery.rglob("*.html"))
+        if "node_modules" not in p.parts
     ]
 
 

@@ -3,7 +3,7 @@ the travel agency's Django admin and Datasette, on free loopback ports, stopped 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -40,3 +40,12 @@ async def signed_out(tab: Tab, travel: DjangoApp) -> Tab:
     name, _ = travel.session_cookie
     await tab.send("Network.deleteCookies", {"name": name, "url": travel.url})
     return tab
+
+
+@pytest.fixture(autouse=True)
+async def _no_cookies_left(tab: Tab) -> AsyncIterator[None]:
+    """The session's browser is shared with the other test files of this worker: the apps'
+    cookies (a session, a CSRF token, on 127.0.0.1 whatever the port) go with each test."""
+    yield
+    if not tab.closed:
+        await tab.send("Network.clearBrowserCookies")

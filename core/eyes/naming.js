@@ -220,7 +220,9 @@ function contentText(el) {
       parts.push(" " + (c.textContent || "") + " ");
       return;
     }
-    if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
+    // A <slot> or a display: contents wrapper has no box of its own, yet its children are drawn.
+    if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })
+        && c.ownerDocument.defaultView.getComputedStyle(c).display !== "contents") return;
     if (c.getAttribute("aria-hidden") === "true" || c.hasAttribute("inert")) return; // out of the accessibility tree, as in the walk
     if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
     else if (svg && t === "svg" && c.getAttribute("aria-label")) parts.push(" " + c.getAttribute("aria-label") + " ");

@@ -25,7 +25,7 @@ from tests.helpers.site_server import FixtureSite
 pytestmark = pytest.mark.slow
 
 SITE = Path(__file__).resolve().parents[1] / "site"
-FOLDERS = ("page", "snapshot", "widgets", "hands", "observe")
+FOLDERS = ("page", "snapshot", "widgets", "hands", "observe", "gallery/widgets")
 PAGES = sorted(
     p.relative_to(SITE).as_posix() for folder in FOLDERS for p in (SITE / folder).rglob("*.html")
 )

@@ -95,6 +95,8 @@ function accessibleName(el, kind, content) {
 // inside, its tooltip; failing those, by a class or data-attribute hint ("icon-reply"),
 // printed as "reply (icon)" so the model knows it is a guess.
 const ICON_CLASS = /^(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|ion|ti|la|octicon|feather|lucide|ri|uil|gg|svg-icon|i)[-_]+([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)*)$/i;
+// A library's class saying where a bare arrow goes ("flatpickr-next-month", "swiper-button-prev").
+const STEP_CLASS = /(?:^|[-_])((?:prev|previous|next)(?:[-_]+(?:month|year|page|day|week|slide|item))?|(?:month|year|page|slide|button)[-_]+(?:prev|previous|next))$/i;
 // Class parts that say how an icon looks, not what it does.
 const ICON_STYLE = new Set([
   "lg", "sm", "xs", "xl", "fw", "2x", "3x", "4x", "5x", "solid", "regular", "light", "thin",
@@ -139,7 +141,7 @@ function iconHint(el) {
       if (words) return words;
     }
     for (const token of x.classList || []) {
-      const m = ICON_CLASS.exec(token);
+      const m = ICON_CLASS.exec(token) || STEP_CLASS.exec(token);
       const words = m ? hintWords(m[1]) : "";
       if (words) return words;
     }

@@ -195,3 +195,59 @@ async def test_tagify_removes_the_tag_whose_x_is_read_beside_it(
     snap = await look(page)
     await click_index(page, snap, index_after(snap, "Python", "remove tag"))
     await settles(tab, TAGS, ["Go"])
+
+
+# --- flatpickr: a date picker --------------------------------------------------------------
+
+FLATPICKR = "/gallery/widgets/flatpickr.html"
+PICKED = (
+    "document.getElementById('checkin')._flatpickr.selectedDates"
+    ".map((d) => [d.getFullYear(), d.getMonth() + 1, d.getDate()])"
+)
+
+
+async def day_name(tab: Tab, months_ahead: int, day: int) -> tuple[str, list[int]]:
+    """How flatpickr names a day ``months_ahead`` of the page's today ("February 14, 2027"),
+    and that day as [year, month, day]."""
+    got = await page_eval(
+        tab,
+        f"(() => {{ const n = new Date(); const d = new Date(n.getFullYear(), n.getMonth() + "
+        f"{months_ahead}, {day}); return [d.toLocaleDateString('en-US', {{ month: 'long', "
+        f"day: 'numeric', year: 'numeric' }}), [d.getFullYear(), d.getMonth() + 1, d.getDate()]]; }})()",
+    )
+    return str(got[0]), list(got[1])
+
+
+async def test_flatpickr_picks_a_day_of_this_month(page: Page, tab: Tab, site: FixtureSite) -> None:
+    await open_page(page, site, FLATPICKR)
+    await click(page, "Check-in date")
+    name, date = await day_name(tab, 0, 20)
+    await click(page, name)
+    assert await page_eval(tab, PICKED) == [date]
+
+
+async def test_flatpickr_picks_a_day_two_months_ahead_with_its_named_arrows(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, FLATPICKR)
+    snap = await click(page, "Check-in date")
+    # Class 2: the month arrows are icons with no text; the digest still names them.
+    [arrow] = [e for e in snap.elements.values() if "next month" in e.name.lower()]
+    await click(page, arrow.name)
+    await click(page, arrow.name)
+    name, date = await day_name(tab, 2, 14)
+    await click(page, name)
+    assert await page_eval(tab, PICKED) == [date]
+
+
+async def test_flatpickr_picks_a_month_from_its_month_list(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, FLATPICKR)
+    snap = await click(page, "Check-in date")
+    month = named(snap, "Month")
+    result = await page.select_option(month.index, "March", expect=approved(snap, month.index))
+    assert result.ok, result.message
+    year = await page_eval(tab, "document.getElementById('checkin')._flatpickr.currentYear")
+    await click(page, f"March 3, {year}")
+    assert await page_eval(tab, PICKED) == [[year, 3, 3]]

@@ -9,6 +9,8 @@ const ROLES = new Set([
   "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton",
   "treeitem",
 ]);
+// Roles of a region that holds content: named by its label only, never by what it holds.
+const PANEL_ROLES = new Set(["tabpanel", "dialog", "alertdialog", "region", "group", "document", "article"]);
 const IMPLIED_ROLE = {
   A: "link", BUTTON: "button", SELECT: "combobox", TEXTAREA: "textbox", SUMMARY: "button",
   OPTION: "option",
@@ -77,7 +79,8 @@ function accessibleName(el, kind, content) {
   }
   if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
   if (!name && kind === "scroll") return cut(clean(el.title || "") || scrollLabel(el), 150);
-  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
+  const panel = PANEL_ROLES.has((el.getAttribute("role") || "").trim());
+  if (!name && content === undefined && !panel && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
     content = contentText(el);
   }
   // A glyph a person reads by its tooltip ("‹" titled "Previous page", "×" titled "Close").

@@ -251,3 +251,67 @@ async def test_flatpickr_picks_a_month_from_its_month_list(
     year = await page_eval(tab, "document.getElementById('checkin')._flatpickr.currentYear")
     await click(page, f"March 3, {year}")
     assert await page_eval(tab, PICKED) == [[year, 3, 3]]
+
+
+# --- Bootstrap 5: dropdown, modal, tabs, collapse, tooltip ---------------------------------
+
+BOOTSTRAP = "/gallery/widgets/bootstrap.html"
+
+
+async def bs_events(tab: Tab) -> list[str]:
+    return list(await page_eval(tab, "window.bsEvents"))
+
+
+async def test_bootstrap_dropdown_opens_and_its_item_is_chosen(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, BOOTSTRAP)
+    await click(page, "Sort by")
+    await click(page, "Price, low to high")
+    await settles(tab, "window.bsEvents.includes('hidden.bs.dropdown Sort by')", True)
+    assert await page_eval(tab, "document.getElementById('sorted').textContent") == (
+        "Price, low to high"
+    )
+
+
+async def test_bootstrap_modal_opens_and_is_closed_without_its_action(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, BOOTSTRAP)
+    await click(page, "Cancel order")
+    await settles(tab, "window.bsEvents.includes('shown.bs.modal cancelModal')", True)
+    await click(page, "Keep order")
+    await settles(tab, "window.bsEvents.includes('hidden.bs.modal cancelModal')", True)
+    assert await page_eval(tab, "window.cancelled === undefined")
+
+
+async def test_bootstrap_tab_shows_its_panel(page: Page, tab: Tab, site: FixtureSite) -> None:
+    await open_page(page, site, BOOTSTRAP)
+    snap = await click(page, "Shipped")
+    await settles(tab, "document.getElementById('shipped-pane').classList.contains('show')", True)
+    assert "shown.bs.tab shipped-tab" in await bs_events(tab)
+    [shipped] = [e for e in snap.elements.values() if e.role == "tab" and e.name == "Shipped"]
+    assert "selected" in shipped.attrs
+    # Class 2: the panel's text is read (Bootstrap's panes are focusable, tabindex=0).
+    snap = await look(page)
+    assert "Order 1017: two mugs, on its way." in snap.text.splitlines(), snap.text
+
+
+async def test_bootstrap_collapse_shows_the_address(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, BOOTSTRAP)
+    await click(page, "Delivery address")
+    await settles(tab, "window.bsEvents.includes('shown.bs.collapse address')", True)
+    snap = await look(page)
+    assert named(snap, "Delivery address").attrs.get("expanded") == "true"
+    assert "12 Rue de la Paix, 75002 Paris" in snap.text.splitlines(), snap.text
+
+
+async def test_bootstrap_tooltip_shows_on_hover(page: Page, tab: Tab, site: FixtureSite) -> None:
+    snap = await open_page(page, site, BOOTSTRAP)
+    index = index_of(snap, "Invoices")
+    result = await page.hover(index, expect=approved(snap, index))
+    assert result.ok, result.message
+    await settles(tab, "window.bsEvents.includes('shown.bs.tooltip Invoices')", True)
+    assert "Download all invoices as a PDF" in result.message

@@ -315,3 +315,54 @@ async def test_bootstrap_tooltip_shows_on_hover(page: Page, tab: Tab, site: Fixt
     assert result.ok, result.message
     await settles(tab, "window.bsEvents.includes('shown.bs.tooltip Invoices')", True)
     assert "Download all invoices as a PDF" in result.message
+
+
+# --- jQuery UI: tabs, selectmenu, spinner, dialog ------------------------------------------
+
+JQUERY_UI = "/gallery/widgets/jquery-ui.html"
+
+
+async def test_jquery_ui_tab_and_selectmenu_choose_express_delivery(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, JQUERY_UI)
+    await click(page, "Delivery")
+    assert await page_eval(tab, "$('#tabs').tabs('option', 'active')") == 1
+    await click(page, "Standard (3-5 days)")  # the selectmenu's button reads its choice
+    await click(page, "Express (next day)")
+    assert await page_eval(tab, "$('#speed').val()") == "express"
+
+
+async def test_jquery_ui_spinner_steps_up_with_the_arrow_keys(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, JQUERY_UI)
+    await click(page, "Quantity")
+    await press(page, "ArrowUp", times=2)
+    assert await page_eval(tab, "$('#quantity').spinner('value')") == 3
+    snap = await look(page)
+    assert named(snap, "Quantity").attrs.get("value") == "3"  # class 7: the value read
+
+
+async def test_jquery_ui_spinner_reads_what_was_typed_into_it(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, JQUERY_UI)
+    await type_into(page, "Quantity", "7")
+    assert await page_eval(tab, "$('#quantity').spinner('value')") == 7
+    # Class 7: a spin button a person typed into shows what they typed (jQuery UI updates
+    # aria-valuenow only on blur).
+    snap = await look(page)
+    assert named(snap, "Quantity").attrs.get("value") == "7", snap.text
+
+
+async def test_jquery_ui_dialog_opens_and_is_agreed_to(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, JQUERY_UI)
+    await click(page, "Read the terms")
+    assert await page_eval(tab, "$('#terms').dialog('isOpen')") is True
+    snap = await look(page)
+    assert "Returns are free within 30 days." in snap.text.splitlines(), snap.text
+    await click(page, "I agree")
+    assert await page_eval(tab, "[$('#terms').dialog('isOpen'), window.agreed]") == [False, True]

@@ -366,3 +366,69 @@ async def test_jquery_ui_dialog_opens_and_is_agreed_to(
     assert "Returns are free within 30 days." in snap.text.splitlines(), snap.text
     await click(page, "I agree")
     assert await page_eval(tab, "[$('#terms').dialog('isOpen'), window.agreed]") == [False, True]
+
+
+# --- noUiSlider: a range slider with two handles -------------------------------------------
+
+NOUISLIDER = "/gallery/widgets/nouislider.html"
+PRICE = "document.getElementById('price').noUiSlider.get()"
+
+
+async def test_nouislider_maximum_price_is_lowered_with_the_arrow_keys(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, NOUISLIDER)
+    # Class 7: each handle shows its value (the tooltip's text, from aria-valuetext).
+    assert named(snap, "Maximum price").attrs.get("value") == "€80", snap.text
+    await click(page, "Maximum price")
+    await press(page, "ArrowLeft", times=2)
+    assert await page_eval(tab, PRICE) == ["€20", "€70"]
+    assert named(await look(page), "Maximum price").attrs.get("value") == "€70"
+
+
+async def test_nouislider_volume_goes_to_its_top_with_end(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_page(page, site, NOUISLIDER)
+    await click(page, "Volume")
+    await press(page, "End")
+    assert float(await page_eval(tab, "document.getElementById('volume').noUiSlider.get()")) == 100
+
+
+@DRAG_XFAIL
+async def test_nouislider_minimum_price_is_dragged_up(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, NOUISLIDER)
+    handle = named(snap, "Minimum price")
+    width = float(await page_eval(tab, "document.getElementById('price').offsetWidth"))
+    result = await drag(page, snap, handle.index, dx=round(width * 0.2))  # 20 of 0-100: +20
+    assert result.ok, result.message
+    assert await page_eval(tab, PRICE) == ["€40", "€80"]
+
+
+# --- SortableJS: a list put in order by dragging -------------------------------------------
+
+SORTABLE = "/gallery/widgets/sortable.html"
+
+
+async def test_sortable_items_are_read_in_the_order_sortable_holds(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, SORTABLE)
+    items = [e.name for _, e in sorted(snap.elements.items()) if e.tag == "li"]
+    order = await page_eval(
+        tab,
+        "priorities.toArray().map((id) => document.querySelector(`[data-id=${id}]`).textContent)",
+    )
+    assert items == order == ["Buy milk", "Pay rent", "Call the dentist", "Water the plants"]
+
+
+@DRAG_XFAIL
+async def test_sortable_pay_rent_is_dragged_to_the_top(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, SORTABLE)
+    result = await drag(page, snap, index_of(snap, "Pay rent"), to=index_of(snap, "Buy milk"))
+    assert result.ok, result.message
+    await settles(tab, "priorities.toArray()", ["rent", "milk", "dentist", "plants"])

@@ -432,3 +432,83 @@ async def test_sortable_pay_rent_is_dragged_to_the_top(
     result = await drag(page, snap, index_of(snap, "Pay rent"), to=index_of(snap, "Buy milk"))
     assert result.ok, result.message
     await settles(tab, "priorities.toArray()", ["rent", "milk", "dentist", "plants"])
+
+
+# --- Shoelace: web components, their controls in shadow roots ------------------------------
+
+SHOELACE = "/gallery/widgets/shoelace.html"
+
+
+async def open_shoelace(page: Page, tab: Tab, site: FixtureSite) -> Snapshot:
+    await open_page(page, site, SHOELACE)
+    # Lit renders each component after it is defined: wait for the page's own promise.
+    await page_eval(
+        tab,
+        "Promise.all([...new Set([...document.querySelectorAll(':not(:defined)')]"
+        ".map((e) => e.localName))].map((n) => customElements.whenDefined(n)))"
+        ".then(() => Promise.all([...document.querySelectorAll('*')]"
+        ".filter((e) => e.updateComplete).map((e) => e.updateComplete)))",
+    )
+    return await look(page)
+
+
+async def test_shoelace_switch_turns_dark_mode_on(page: Page, tab: Tab, site: FixtureSite) -> None:
+    await open_shoelace(page, tab, site)
+    # Class 8: approved as "Dark mode", the click is done (the hands once read '' there).
+    snap = await click(page, "Dark mode")
+    assert await page_eval(tab, "document.getElementById('dark').checked") is True
+    assert "checked" in named(snap, "Dark mode").attrs
+
+
+async def test_shoelace_reviews_tab_is_chosen(page: Page, tab: Tab, site: FixtureSite) -> None:
+    snap = await open_shoelace(page, tab, site)
+    # Class 7: the slotted tabs are elements of their own, with their selected state.
+    assert "selected" in named(snap, "General").attrs
+    snap = await click(page, "Reviews")
+    assert await page_eval(tab, "document.getElementById('tabs').activeTab.panel") == "reviews"
+    assert "selected" in named(snap, "Reviews").attrs
+    assert '"Quiet and quick." Four stars from 212 reviews.' in snap.text.splitlines()
+
+
+async def test_shoelace_select_takes_express_shipping(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_shoelace(page, tab, site)
+    await click(page, "Shipping method")
+    snap = await click(page, "Express")
+    assert await page_eval(tab, "document.getElementById('shipping').value") == "express"
+    assert named(snap, "Shipping method").attrs.get("value") == "Express"
+
+
+async def test_shoelace_rating_is_set_to_four_stars(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    await open_shoelace(page, tab, site)
+    snap = await click(page, "Rate this kettle")
+    # Class 7: the stars lit are read as the rating's value; the keys then move it to 4.
+    shown = int(float(named(snap, "Rate this kettle").attrs["value"]))
+    await press(page, "ArrowRight" if shown < 4 else "ArrowLeft", times=abs(4 - shown))
+    assert await page_eval(tab, "document.getElementById('rating').value") == 4
+    assert named(await look(page), "Rate this kettle").attrs.get("value") == "4"
+
+
+async def test_shoelace_checkbox_range_and_details(page: Page, tab: Tab, site: FixtureSite) -> None:
+    await open_shoelace(page, tab, site)
+    await click(page, "Gift wrap")
+    assert await page_eval(tab, "document.getElementById('gift').checked") is True
+    await click(page, "Whistle volume")
+    await press(page, "Home")
+    assert await page_eval(tab, "document.getElementById('volume').value") == 0
+    snap = await click(page, "Warranty")
+    await settles(tab, "document.getElementById('warranty').open", True)
+    assert named(snap, "Warranty").attrs.get("expanded") == "true"
+
+
+async def test_shoelace_dialog_opens_and_closes(page: Page, tab: Tab, site: FixtureSite) -> None:
+    await open_shoelace(page, tab, site)
+    await click(page, "Need help?")
+    await settles(tab, "document.getElementById('help').open", True)
+    snap = await look(page)
+    assert "Call 01 23 45 67 89, Monday to Friday." in snap.text.splitlines(), snap.text
+    await click(page, "Got it")
+    await settles(tab, "document.getElementById('help').open", False)

@@ -391,7 +391,8 @@ async def test_nouislider_volume_goes_to_its_top_with_end(
 ) -> None:
     await open_page(page, site, NOUISLIDER)
     await click(page, "Volume")
-    await press(page, "End")
+    result = await page.press_key("End")
+    assert result.ok and '"Volume"' in result.message, result.message  # the handle, by name
     assert float(await page_eval(tab, "document.getElementById('volume').noUiSlider.get()")) == 100
 
 

@@ -258,10 +258,6 @@ async def test_flatpickr_picks_a_month_from_its_month_list(
 BOOTSTRAP = "/gallery/widgets/bootstrap.html"
 
 
-async def bs_events(tab: Tab) -> list[str]:
-    return list(await page_eval(tab, "window.bsEvents"))
-
-
 async def test_bootstrap_dropdown_opens_and_its_item_is_chosen(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:
@@ -288,8 +284,9 @@ async def test_bootstrap_modal_opens_and_is_closed_without_its_action(
 async def test_bootstrap_tab_shows_its_panel(page: Page, tab: Tab, site: FixtureSite) -> None:
     await open_page(page, site, BOOTSTRAP)
     snap = await click(page, "Shipped")
-    await settles(tab, "document.getElementById('shipped-pane').classList.contains('show')", True)
-    assert "shown.bs.tab shipped-tab" in await bs_events(tab)
+    await settles(tab, "window.bsEvents.includes('shown.bs.tab shipped-tab')", True)
+    # The pane waits out the old one's fade, then fades in: read it once a person can.
+    await settles(tab, "getComputedStyle(document.getElementById('shipped-pane')).opacity", "1")
     [shipped] = [e for e in snap.elements.values() if e.role == "tab" and e.name == "Shipped"]
     assert "selected" in shipped.attrs
     # Class 2: the panel's text is read (Bootstrap's panes are focusable, tabindex=0).
@@ -476,8 +473,11 @@ async def test_shoelace_select_takes_express_shipping(
 ) -> None:
     await open_shoelace(page, tab, site)
     await click(page, "Shipping method")
-    snap = await click(page, "Express")
+    await settles(tab, "window.slEvents.includes('sl-after-show shipping')", True)
+    await click(page, "Express")
     assert await page_eval(tab, "document.getElementById('shipping').value") == "express"
+    await settles(tab, "window.slEvents.includes('sl-after-hide shipping')", True)
+    snap = await look(page)
     assert named(snap, "Shipping method").attrs.get("value") == "Express"
 
 
@@ -500,16 +500,17 @@ async def test_shoelace_checkbox_range_and_details(page: Page, tab: Tab, site: F
     await click(page, "Whistle volume")
     await press(page, "Home")
     assert await page_eval(tab, "document.getElementById('volume').value") == 0
-    snap = await click(page, "Warranty")
-    await settles(tab, "document.getElementById('warranty').open", True)
-    assert named(snap, "Warranty").attrs.get("expanded") == "true"
+    await click(page, "Warranty")
+    await settles(tab, "window.slEvents.includes('sl-after-show warranty')", True)
+    assert named(await look(page), "Warranty").attrs.get("expanded") == "true"
 
 
 async def test_shoelace_dialog_opens_and_closes(page: Page, tab: Tab, site: FixtureSite) -> None:
     await open_shoelace(page, tab, site)
     await click(page, "Need help?")
-    await settles(tab, "document.getElementById('help').open", True)
+    await settles(tab, "window.slEvents.includes('sl-after-show help')", True)
     snap = await look(page)
     assert "Call 01 23 45 67 89, Monday to Friday." in snap.text.splitlines(), snap.text
     await click(page, "Got it")
-    await settles(tab, "document.getElementById('help').open", False)
+    await settles(tab, "window.slEvents.includes('sl-after-hide help')", True)
+    assert await page_eval(tab, "document.getElementById('help').open") is False

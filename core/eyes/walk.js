@@ -359,7 +359,9 @@ function walkChildrenOf(ws, parent, c, skip) {
       n = kids[k];
     }
   }
-  for (; n; n = nextSiblingOf(n)) {
+  const nodes = flexOrder(parent, c, n);
+  if (nodes) n = nodes[0];
+  for (let i = 0; n; n = nodes ? nodes[++i] : nextSiblingOf(n)) {
     if (n === skip) continue;
     const t = nodeTypeOf(n);
     if (t === 1) {
@@ -370,6 +372,26 @@ function walkChildrenOf(ws, parent, c, skip) {
       }
     } else if (t === 3) textNode(ws, n, c);
   }
+}
+
+// A flex or grid box's children in the order it draws them, when CSS `order` moves one (a
+// tag's x drawn after its text, Tagify's); null when that is the document's order.
+/**
+ * @param {any} parent
+ * @param {WalkContext} c
+ * @param {Node | null} first
+ * @returns {Node[] | null}
+ */
+function flexOrder(parent, c, first) {
+  if (!c.st || !/flex|grid/.test(c.st.display) || parent.childElementCount > 50 || !first) return null;
+  const keyed = [];
+  let moved = false;
+  for (let n = first, i = 0; n; n = nextSiblingOf(n), i++) {
+    const order = nodeTypeOf(n) === 1 ? parseInt(c.view.getComputedStyle(/** @type {Element} */ (n)).order, 10) || 0 : 0;
+    if (order) moved = true;
+    keyed.push({ n, order, i });
+  }
+  return moved ? keyed.sort((a, b) => a.order - b.order || a.i - b.i).map((k) => k.n) : null;
 }
 
 // One element and what lies inside it; FAR_ABOVE / FAR_BELOW when it was counted beyond the

@@ -179,12 +179,6 @@ async def test_tagify_removes_a_tag_by_its_x(page: Page, tab: Tab, site: Fixture
     await settles(tab, TAGS, [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26: the digest lists a tag's x before its text (DOM order), while Tagify "
-    "draws it after the text (flex `order: 5` on <x>): the x read after 'Python' is Go's. "
-    "Text and controls are listed in DOM order (core/eyes/walk.js), not as flex order shows them",
-)
 async def test_tagify_removes_the_tag_whose_x_is_read_beside_it(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:
@@ -193,6 +187,8 @@ async def test_tagify_removes_the_tag_whose_x_is_read_beside_it(
     await type_into(page, "Tags input field", "Go", submit=True)
     await settles(tab, TAGS, ["Python", "Go"])
     snap = await look(page)
+    # Tagify puts the x first in the DOM and draws it after the text (CSS order): the digest
+    # reads it where a person sees it, so the x after "Python" is Python's.
     await click_index(page, snap, index_after(snap, "Python", "remove tag"))
     await settles(tab, TAGS, ["Go"])
 

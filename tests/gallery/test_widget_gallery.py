@@ -272,6 +272,9 @@ async def test_bootstrap_modal_opens_and_is_closed_without_its_action(
     await open_page(page, site, BOOTSTRAP)
     await click(page, "Cancel order")
     await settles(tab, "window.bsEvents.includes('shown.bs.modal cancelModal')", True)
+    # Class 2: every control a person sees in the modal has a name; its backdrop is none.
+    snap = await look(page)
+    assert [e.line for e in snap.elements.values() if not e.name] == [], snap.text
     await click(page, "Keep order")
     await settles(tab, "window.bsEvents.includes('hidden.bs.modal cancelModal')", True)
     assert await page_eval(tab, "window.cancelled === undefined")
@@ -357,6 +360,7 @@ async def test_jquery_ui_dialog_opens_and_is_agreed_to(
     assert await page_eval(tab, "$('#terms').dialog('isOpen')") is True
     snap = await look(page)
     assert "Returns are free within 30 days." in snap.text.splitlines(), snap.text
+    assert [e.line for e in snap.elements.values() if not e.name] == [], snap.text
     await click(page, "I agree")
     assert await page_eval(tab, "[$('#terms').dialog('isOpen'), window.agreed]") == [False, True]
 

@@ -179,6 +179,12 @@ function walkContent(ws, el, tag, kind, cc, scrollOf) {
     walkChildren(ws, rootOf(el) || el, cc);
     return { parts: null, group: null, groupCtx: null };
   }
+  if (kind === "weak" && PANEL_ROLES.has((el.getAttribute("role") || "").trim())) {
+    // A panel a person may focus (Bootstrap's tab panes have tabindex=0) is named by its
+    // label; what it holds is the page's to read, not its name.
+    walkChildren(ws, rootOf(el) || el, cc);
+    return { parts: null, group: null, groupCtx: null };
+  }
   if (kind === "list") {
     cc.inInteractive = true;
     cc.itemsOf = el;

@@ -65,5 +65,16 @@ function handlerTarget(el, st) {
   if (el.querySelector(SELECTOR)) return false;
   if (el.getElementsByTagName("*").length > 15) return false;
   const text = el.textContent || "";
+  if (!el.firstElementChild && !clean(text) && coversViewport(el)) return false;
   return text.length <= 200 && clean(text).length <= 80;
+}
+
+// An empty layer over the whole viewport: a modal's backdrop (Bootstrap's, jQuery UI's
+// overlay), which only dismisses the dialog or keeps its focus; the dialog has its buttons.
+/** @param {Element} el */
+function coversViewport(el) {
+  const view = el.ownerDocument.defaultView;
+  if (!view) return false;
+  const r = el.getBoundingClientRect();
+  return r.width >= view.innerWidth * 0.9 && r.height >= view.innerHeight * 0.9;
 }

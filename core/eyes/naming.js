@@ -9,6 +9,8 @@ const ROLES = new Set([
   "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton",
   "treeitem",
 ]);
+// Roles of a region that holds content: named by its label only, never by what it holds.
+const PANEL_ROLES = new Set(["tabpanel", "dialog", "alertdialog", "region", "group", "document", "article"]);
 const IMPLIED_ROLE = {
   A: "link", BUTTON: "button", SELECT: "combobox", TEXTAREA: "textbox", SUMMARY: "button",
   OPTION: "option",
@@ -83,7 +85,8 @@ function accessibleName(el, kind, content) {
   }
   if (!name && tag === "INPUT" && el.type === "image") name = clean(el.alt || "");
   if (!name && kind === "scroll") return cut(clean(el.title || "") || scrollLabel(el), 150);
-  if (!name && content === undefined && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
+  const panel = PANEL_ROLES.has((el.getAttribute("role") || "").trim());
+  if (!name && content === undefined && !panel && kind !== "field" && kind !== "editable" && kind !== "container" && kind !== "list") {
     content = contentText(el);
   }
   // A glyph a person reads by its tooltip ("‹" titled "Previous page", "×" titled "Close").
@@ -105,6 +108,8 @@ const ICON_CLASS = /^(?:[a-z]{2,3}-)?(?:icons?|ico|fa[srlbdk]?|glyphicon|bi|mdi|
 const ICON_SUFFIX = /^([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*?)[-_]icons?$/i;
 // Words before "-icon" that say where an icon sits, not what it does.
 const ICON_PLACES = new Set(["header", "cell", "nav", "item", "button", "btn", "left", "right", "leading", "trailing", "prefix", "suffix", "start", "end", "ag"]);
+// A library's class saying where a bare arrow goes ("flatpickr-next-month", "swiper-button-prev").
+const STEP_CLASS = /(?:^|[-_])((?:prev|previous|next)(?:[-_]+(?:month|year|page|day|week|slide|item))?|(?:month|year|page|slide|button)[-_]+(?:prev|previous|next))$/i;
 // Class parts that say how an icon looks, not what it does.
 const ICON_STYLE = new Set([
   "lg", "sm", "xs", "xl", "fw", "2x", "3x", "4x", "5x", "solid", "regular", "light", "thin",
@@ -149,7 +154,7 @@ function iconHint(el) {
       if (words) return words;
     }
     for (const token of x.classList || []) {
-      const m = ICON_CLASS.exec(token);
+      const m = ICON_CLASS.exec(token) || STEP_CLASS.exec(token);
       const words = m ? hintWords(m[1]) : "";
       if (words) return words;
     }
@@ -239,7 +244,9 @@ function contentText(el) {
       parts.push(" " + (c.textContent || "") + " ");
       return;
     }
-    if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
+    // A <slot> or a display: contents wrapper has no box of its own, yet its children are drawn.
+    if (c.checkVisibility && !c.checkVisibility({ opacityProperty: true, visibilityProperty: true })
+        && c.ownerDocument.defaultView.getComputedStyle(c).display !== "contents") return;
     if (c.getAttribute("aria-hidden") === "true" || c.hasAttribute("inert")) return; // out of the accessibility tree, as in the walk
     if (t === "IMG") parts.push(" " + (c.getAttribute("alt") || "") + " ");
     else if (svg && t === "svg" && c.getAttribute("aria-label")) parts.push(" " + c.getAttribute("aria-label") + " ");

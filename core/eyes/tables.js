@@ -152,7 +152,8 @@ function headerIcons(ws, header, cc, c) {
  * @returns {Node[] | null}
  */
 function flexOrder(parent, st) {
-  if (!st || !/(?:^|-)(?:flex|grid)$/.test(st.display) || parent.childElementCount < 2) return null;
+  // (A box of more than 50 children is read in the DOM's order: a style read per child each walk.)
+  if (!st || !/(?:^|-)(?:flex|grid)$/.test(st.display) || parent.childElementCount < 2 || parent.childElementCount > 50) return null;
   const view = parent.ownerDocument.defaultView;
   if (!view) return null;
   /** @type {Map<Node, number>} */

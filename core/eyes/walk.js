@@ -656,7 +656,10 @@ function backgroundOf(st, bg) {
 function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
   if (tag === "LABEL" && el.control && !c.name) {
     const ctl = el.control;
-    if (!ctl.hasAttribute("aria-label") && !ctl.hasAttribute("aria-labelledby")) cc.suppress = true;
+    // A field a widget shrank to nothing (Tagify's original input) is not the one it names.
+    const box = ctl.getBoundingClientRect();
+    const drawn = box.width >= 1 && box.height >= 1;
+    if (drawn && !ctl.hasAttribute("aria-label") && !ctl.hasAttribute("aria-labelledby")) cc.suppress = true;
   }
   if (tag === "BR") endBlock(ws, c);
   if (tag === "IMG" && c.name && cc.st && cc.st.visibility === "visible") c.name.push(" " + (el.getAttribute("alt") || "") + " ");

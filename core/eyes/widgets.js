@@ -145,7 +145,10 @@ function rangeOf(el, tag) {
   if (tag === "METER") return { value: String(el.value), min: String(el.min), max: String(el.max) };
   const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
   if (!RANGE_ROLES.has(role)) return null;
+  // A text field playing a spin button shows what was typed in it (jQuery UI's spinner
+  // moves aria-valuenow only when it loses the focus).
   const value =
+    (tag === "INPUT" ? clean(String(el.value)) : "") ||
     clean(el.getAttribute("aria-valuetext") || "") ||
     clean(el.getAttribute("aria-valuenow") || "") ||
     cut(clean(el.innerText || ""), 40);

@@ -29,7 +29,9 @@ function describe(el) {
   if (role) parts.push(`role=${clip(role, 20)}`);
   const label = el.getAttribute("aria-label");
   const field = el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
-  const text = clip(label || (field ? accessibleName(el) : el.innerText || el.textContent) || "", 60);
+  // A field, or an element labelled by another (a slider's handle), goes by its digest name.
+  const named = field || el.hasAttribute("aria-labelledby");
+  const text = clip(label || (named ? accessibleName(el) : el.innerText || el.textContent) || "", 60);
   return `<${parts.join(" ")}>` + (text ? ` "${text}"` : "");
 }
 

@@ -22,7 +22,11 @@ function parentElementOf(node) {
   return NODE_PARENT_ELEMENT.call(node);
 }
 
+// The next node on a click's path: a node shown through a <slot> goes on through that slot
+// (and the slot's ancestors in the shadow tree) before it reaches its own parent, the host.
 function composedParent(node) {
+  const slot = /** @type {any} */ (node).assignedSlot;
+  if (slot && slot.nodeType === 1) return slot;
   const parent = NODE_PARENT.call(node);
   if (parent) return parent.nodeType === 11 && parent.host ? parent.host : parent;
   if (node.nodeType === 9) {
@@ -103,6 +107,13 @@ function deepElementFromPoint(x, y) {
         hit = inner;
         continue;
       }
+      // The host's own text, shown through a slot, is under the point (Shoelace's switch:
+      // "Dark mode" slotted into a <label>): the click goes through that slot.
+      const slot = slottedTextAt(hit, x - ox, y - oy);
+      if (slot) {
+        hit = slot;
+        continue;
+      }
     }
     if (hit.tagName === "IFRAME" || hit.tagName === "FRAME") {
       let childDoc = null;
@@ -126,6 +137,26 @@ function deepElementFromPoint(x, y) {
     break;
   }
   return hit;
+}
+
+// The slot that shows the text of `host` lying under (x, y) in its document's viewport.
+/**
+ * @param {Element} host
+ * @param {number} x
+ * @param {number} y
+ * @returns {Element | null}
+ */
+function slottedTextAt(host, x, y) {
+  const range = host.ownerDocument.createRange();
+  for (const node of host.childNodes) {
+    const slot = node.nodeType === 3 ? /** @type {Text} */ (node).assignedSlot : null;
+    if (!slot) continue;
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) {
+      if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return slot;
+    }
+  }
+  return null;
 }
 
 function deepActiveElement() {

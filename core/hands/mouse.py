@@ -154,7 +154,9 @@ async def _press_once(
     if press.get("ok"):
         await _button(ctx, "mouseReleased", x, y, clicks, n)
         if check_release:
-            refuse_strayed(ctx, index, await release_check(ctx, index))
+            strayed = await release_check(ctx, index)
+            if clicks.button != "right":  # a right release clicks nothing (pointer.py)
+                refuse_strayed(ctx, index, strayed)
         return
     neutral = press.get("neutral") or {}
     nx, ny = mapping.to_top(float(neutral.get("x", -10)), float(neutral.get("y", -10)))

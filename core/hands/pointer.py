@@ -189,7 +189,10 @@ async def click(
         note, after_settle = await settle_and_probe(ctx, marks, since=since)
     finally:
         strayed = await checked
-    refuse_strayed(ctx, index, strayed)
+    # A right click's release clicks nothing: the menu its press opened under the pointer
+    # gets the release (our world stopped it there), which is what a person sees happen.
+    if clicks.button != "right":
+        refuse_strayed(ctx, index, strayed)
     await ctx.hands.downloads.wait_since(download_mark, min(3.0, max(ctx.remaining() - 1.0, 0.0)))
     origin_tab = ctx.current
     new_tab = await follow_popup(ctx, popup_mark)

@@ -107,3 +107,17 @@ async def test_chrome_asked_for_a_window_without_a_display_is_told_so(
     told = str(failed.value)
     assert "Chrome found no display" in told and "Missing X server or $DISPLAY" in told, told
     assert "in use" not in told
+
+
+def test_the_hint_of_a_fleet_without_its_pool_starts_it(stopped: None, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text('{"tool": "finish", "input": {"success": true, "answer": "done"}}\n')
+    tasks = tmp_path / "tasks.toml"
+    tasks.write_text(f'model = "scripted:{plan}"\n\n[[task]]\ntask = "nothing to do"\n')
+    refused = handrail("fleet", str(tasks), "--pool", NAME)
+    assert refused.returncode == 2
+    (start,) = hinted(refused.stderr)
+    started = handrail(*start, "--slots", "1")
+    assert started.returncode == 0, started.stderr
+    assert "runs headless" in started.stderr
+    assert pool.status(NAME).browser_alive

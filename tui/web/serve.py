@@ -207,7 +207,8 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         say(f"handrail serve: cannot listen on {args.host}:{args.port}: {exc}")
         return EXIT_USAGE
     except (KeyboardInterrupt, asyncio.CancelledError):
-        say("handrail serve: stopped; the run was ended and its audit log closed")
+        ended = "; the run was ended and its audit log closed" if server.run.started else ""
+        say(f"handrail serve: stopped{ended}")
         return EXIT_INTERRUPTED
     say(f"handrail serve: the run is over (exit code {code})")
     return code

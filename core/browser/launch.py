@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.browser.errors import BrowserError
+from core.browser.failure import failure_cause
 from core.browser.find import read_devtools_active_port
 from core.browser.lifeline import Lifeline
 from core.browser.preloading import PRERENDER_FEATURES, disable_preloading, restrict_webrtc
@@ -166,16 +167,8 @@ async def start_chrome(executable: str, profile: Path, options: LaunchOptions) -
                 return launched
             if process.returncode is not None:
                 tail = _tail(stderr_log)
-                hint = ""
-                if (
-                    process.returncode == 0
-                    or "ProcessSingleton" in tail
-                    or "profile" in tail.lower()
-                ):
-                    hint = (
-                        f" The profile {profile} may be in use by another Chrome; close it or "
-                        "choose another with --profile DIR."
-                    )
+                cause = failure_cause(tail, returncode=process.returncode, profile=profile)
+                hint = f" {cause}." if cause else ""
                 raise BrowserError(
                     f"{executable} exited with code {process.returncode} before it was ready.{hint}\n{tail}"
                 )

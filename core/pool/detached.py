@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.browser.errors import BrowserError
+from core.browser.failure import failure_cause
 from core.browser.find import (
     find_chrome,
     read_devtools_active_port,
@@ -75,6 +76,8 @@ async def launch_detached(
 async def _until_ready(
     executable: str, profile: Path, folder: Path, tmp: Path, headless: bool, timeout: float
 ) -> Started:
+    log = folder / "chrome.log"
+    logged_before = log.stat().st_size if log.exists() else 0  # earlier starts' lines
     process = _spawn(executable, profile, folder, tmp, headless)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -90,10 +93,13 @@ async def _until_ready(
                 tmp_dir=tmp,
             )
         if process.poll() is not None:
+            with log.open("rb") as file:
+                file.seek(logged_before)
+                written = file.read().decode("utf-8", "replace")[-20_000:]
+            cause = failure_cause(written, returncode=process.returncode, profile=profile)
             raise BrowserError(
-                f"{executable} exited with code {process.returncode} before it was ready; "
-                f"see {folder / 'chrome.log'}. The profile {profile} may be in use by another "
-                "Chrome: choose another with --profile DIR."
+                f"{executable} exited with code {process.returncode} before it was ready: "
+                f"{cause or 'Chrome named no cause'}. Its output is in {log}."
             )
         await asyncio.sleep(0.05)
     kill_group(process.pid)

@@ -368,7 +368,8 @@ async def _connect(info: PoolInfo) -> CDPConnection:
     if not browser_alive(info):
         raise PoolError(
             f"the pool {info.name!r}'s browser is not running; `handrail pool stop --name "
-            f"{info.name}` clears it, then `handrail pool start` starts it again"
+            f"{info.name}` clears it, then `handrail pool start --name {info.name}` starts it "
+            "again"
         )
     try:
         return await CDPConnection.open(info.endpoint)

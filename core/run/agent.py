@@ -187,8 +187,12 @@ class Agent:
             finished = await self._loop()
         except StopRun as stop:
             finished = stop.finished
-        except asyncio.CancelledError:
-            self.emit(self._finished("aborted", "the run was interrupted", 130))
+        except asyncio.CancelledError as cancelled:
+            # Who ended it, when the canceller said (``task.cancel(msg)``): the person's
+            # abort key, ``handrail serve`` stopped on its terminal...
+            said = cancelled.args[0] if cancelled.args else None
+            by = said if isinstance(said, str) and said else "the run was interrupted"
+            self.emit(self._finished("aborted", by, 130))
             raise
         except ModelError as exc:
             finished = self._finished("error", f"the model call failed: {exc}", 1)

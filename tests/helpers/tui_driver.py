@@ -165,12 +165,15 @@ class UiTestDriver:
     waiting: str = ""
     """What the driver is waiting for right now: ``approval``, ``human``, ``hold`` or ``""``."""
     cancelled: bool = False
+    cancelled_by: str = ""
+    """The message the run was cancelled with (who ended it, for its ``run_end`` reason)."""
 
     async def __call__(self, sink: EventSink, supervisor: Supervisor) -> RunFinished:
         try:
             return await self._run(sink, supervisor)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as cancelled:
             self.cancelled = True
+            self.cancelled_by = str(cancelled.args[0]) if cancelled.args else ""
             raise
 
     async def _run(self, sink: EventSink, supervisor: Supervisor) -> RunFinished:

@@ -21,10 +21,11 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from core.browser.browser import Tab
+from core.browser.browser import Browser, Tab
 from core.cdp import JSON
 from tests.helpers import load, page_eval
 from tests.helpers.site_server import FixtureSite
@@ -209,6 +210,21 @@ def test_the_token_becomes_an_httponly_strict_cookie(idle_server: Served) -> Non
     assert headers["X-Frame-Options"] == "DENY"
 
 
+async def _press_a(tab: Tab) -> None:
+    """The person presses ``a`` (approve) in the page's terminal."""
+    await page_eval(tab, "document.querySelector('.xterm-helper-textarea').focus()")
+    for kind in ("keyDown", "keyUp"):
+        await tab.send(
+            "Input.dispatchKeyEvent",
+            {"type": kind, "key": "a", "code": "KeyA", "text": "a" if kind == "keyDown" else ""},
+        )
+
+
+def _records(tmp_path: Path) -> list[dict[str, Any]]:
+    (log,) = (tmp_path / "logs").glob("*.jsonl")  # one run, whatever the pages did
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
 async def test_the_browser_shows_the_observatory_and_a_approves(
     served: Served, tab: Tab, site: FixtureSite, tmp_path: Path
 ) -> None:
@@ -225,17 +241,7 @@ async def test_the_browser_shows_the_observatory_and_a_approves(
         await screen.until(lambda t: "Approve round" in t, "the approval")
         assert not site.posts("/observe/sent"), "nothing may be sent before the approval"
 
-        await page_eval(tab, "document.querySelector('.xterm-helper-textarea').focus()")
-        for kind in ("keyDown", "keyUp"):
-            await tab.send(
-                "Input.dispatchKeyEvent",
-                {
-                    "type": kind,
-                    "key": "a",
-                    "code": "KeyA",
-                    "text": "a" if kind == "keyDown" else "",
-                },
-            )
+        await _press_a(tab)
         await site.until(lambda got: any(r.path == "/observe/sent" for r in got), timeout=WAIT)
         await screen.until(lambda t: "Run finished" in t, "the run's end")
     finally:
@@ -263,19 +269,79 @@ SOCKET_JS = """new Promise((done) => {
 })"""
 
 
+SESSION_ENDED_JS = """new Promise((done) => {
+  const body = document.body;
+  const ended = () => body.classList.contains("-closed") && done(true);
+  new MutationObserver(ended).observe(body, {attributes: true});
+  ended();
+})"""
+"""Resolves once textual-serve's page shows "Session ended" (its websocket closed)."""
+
+
 async def test_another_local_page_cannot_open_the_websocket(
-    served: Served, tab: Tab, site: FixtureSite
+    served: Served, browser: Browser, tab: Tab, site: FixtureSite
 ) -> None:
-    # The person's browser holds the cookie; their tab then leaves (its session ends).
-    await load(tab, served.url, timeout=WAIT)
-    await load(tab, site.url("/observe/send.html"), timeout=WAIT)
-    # A page on another port of 127.0.0.1 (same site: the cookie goes along) tries.
-    socket_url = json.dumps(served.origin.replace("http:", "ws:") + "/ws?width=80&height=24")
-    assert await page_eval(tab, SOCKET_JS % socket_url) == "refused"
-    # Refused by the guard for its origin (not merely busy with the person's session).
-    assert f"refused GET /ws ({site.url('/').rstrip('/')}): requests from other" in (
-        served.stderr.read_text()
-    )
+    # The person's tab holds the cookie and views the run.
+    await tab.send("Network.enable")
+    screen = Screen(tab)
+    try:
+        await load(tab, served.url, timeout=WAIT)
+        await screen.until(lambda t: "Observation" in t, "the observatory")
+    finally:
+        screen.close()
+    # A page on another port of 127.0.0.1 (same site: the cookie goes along) tries, in
+    # another tab of the same browser.
+    other = await browser.new_tab()
+    try:
+        await load(other, site.url("/observe/send.html"), timeout=WAIT)
+        socket_url = json.dumps(served.origin.replace("http:", "ws:") + "/ws?width=80&height=24")
+        assert await page_eval(other, SOCKET_JS % socket_url) == "refused"
+    finally:
+        await browser.close_tab(other)
+    told = served.stderr.read_text()
+    # Refused by the guard for its origin, and it took nothing over: the person still views.
+    assert f"refused GET /ws ({site.url('/').rstrip('/')}): requests from other" in told
+    assert "took the run over" not in told
+    assert await page_eval(tab, "document.body.classList.contains('-closed')") is False
+
+
+async def test_a_second_page_with_the_token_takes_the_run_over(
+    served: Served, browser: Browser, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    await tab.send("Network.enable")
+    first = Screen(tab)
+    try:
+        await load(tab, served.url, timeout=WAIT)
+        await first.until(lambda t: "Approve round" in t, "the approval")
+    finally:
+        first.close()
+    other = await browser.new_tab()
+    await other.send("Network.enable")
+    second = Screen(other)
+    try:
+        await load(other, served.url, timeout=WAIT)  # the printed URL, opened again
+        await second.until(lambda t: "Approve round" in t, "the same approval in the new tab")
+        # The first page is told its session ended (textual-serve's "Session ended" dialog),
+        # and the serving terminal says a page took over.
+        async with asyncio.timeout(WAIT):
+            assert await page_eval(tab, SESSION_ENDED_JS) is True
+        assert "another page took the run over" in served.stderr.read_text()
+        await _press_a(other)
+        await second.until(lambda t: "Run finished" in t, "the run's end")
+        # The run is over: q quits the observatory, and handrail serve with the run's code.
+        await other.send(
+            "Input.dispatchKeyEvent", {"type": "keyDown", "key": "q", "code": "KeyQ", "text": "q"}
+        )
+        await other.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "q", "code": "KeyQ"})
+        assert served.proc.wait(timeout=WAIT) == 0
+    finally:
+        second.close()
+        await browser.close_tab(other)
+    records = _records(tmp_path)
+    assert [r["type"] for r in records].count("run_start") == 1
+    assert (records[-1]["type"], records[-1]["outcome"]) == ("run_end", "success")
+    assert site.posts("/observe/sent")
+    assert "the run is over (exit code 0)" in served.stderr.read_text()
 
 
 async def test_stopping_serve_during_an_approval_aborts_the_run_and_closes_its_log(
@@ -290,7 +356,45 @@ async def test_stopping_serve_during_an_approval_aborts_the_run_and_closes_its_l
         screen.close()
     served.proc.send_signal(signal.SIGINT)
     served.proc.wait(timeout=WAIT)
-    (log,) = (tmp_path / "logs").glob("*.jsonl")
-    last = json.loads(log.read_text().splitlines()[-1])
+    last = _records(tmp_path)[-1]
     assert (last["type"], last["outcome"], last["exit_code"]) == ("run_end", "aborted", 130)
+    # Who ended it: handrail serve, told so on its terminal (not a page that went away).
+    assert last["reason"] == "handrail serve was stopped (SIGINT: Ctrl-C on its terminal)"
     assert not site.posts("/observe/sent")
+
+
+async def test_a_reload_during_an_approval_comes_back_to_the_same_run(
+    served: Served, tab: Tab, site: FixtureSite, tmp_path: Path
+) -> None:
+    await tab.send("Network.enable")
+    first = Screen(tab)
+    try:
+        await load(tab, served.url, timeout=WAIT)
+        await first.until(lambda t: "Approve round" in t, "the approval")
+    finally:
+        first.close()
+    again = Screen(tab)
+    try:
+        loaded = tab.session.expect("Page.loadEventFired")
+        await tab.send("Page.reload", {"ignoreCache": True})
+        async with asyncio.timeout(WAIT):
+            await loaded
+        # The same run's approval, drawn whole for the new page: not a new run's first frame.
+        await again.until(lambda t: "Approve round" in t, "the pending approval, again")
+        assert "Send" in again.text
+        assert not site.posts("/observe/sent"), "nothing may be sent before the approval"
+        await _press_a(tab)
+        await site.until(lambda got: any(r.path == "/observe/sent" for r in got), timeout=WAIT)
+        await again.until(lambda t: "Run finished" in t, "the run's end")
+    finally:
+        again.close()
+    records = _records(tmp_path)
+    starts = [r for r in records if r.get("type") == "run_start"]
+    end = records[-1]
+    assert len(starts) == 1 and (end["type"], end["outcome"]) == ("run_end", "success"), end
+    approvals = [r["approval"] for r in records if r.get("type") == "round" and r.get("approval")]
+    assert approvals[0] == {"by": "person", "decision": "approved"}, approvals
+    told = served.stderr.read_text()
+    # The reloaded page came back to the run (or, if its socket beat the old one's close,
+    # took it over from the page it replaced); either way no second run started.
+    assert "a page came back to the run" in told or "took the run over" in told, told

@@ -330,7 +330,7 @@ REVIEWED: dict[tuple[str, str], tuple[int, str]] = {
     ("tui/cli/main.py", "_verify"): (3, "the person's paths; log content is quoted with !r"),
     ("tui/cli/main.py", "_key_export"): (3, "the key (hex), its source path and id"),
     ("tui/cli/main.py", "_replay"): (1, "the person's log path and our words"),
-    ("tui/cli/pool.py", "run_pool"): (2, "pool names (checked), our words, a PoolError"),
+    ("tui/cli/pool.py", "run_pool"): (1, "pool names (checked) and our words"),
     ("tui/cli/pool.py", "_watch"): (1, "a PoolError of our words"),
     ("tui/cli/pool.py", "_act"): (4, "pool names (checked), slot numbers, our JSON (escaped)"),
     ("tui/screens/replay.py", "run_replay"): (1, "the person's log path and an OSError"),

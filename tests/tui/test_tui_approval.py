@@ -180,6 +180,8 @@ async def test_aborting_from_the_run_screen_cancels_the_run(tmp_path: Path) -> N
         await wait_until(pilot, lambda: app.exit_code is not None)
         assert driver.cancelled
         assert app.exit_code == 130
+        # Who ended it reaches the run (its run_end reason), not a bare cancellation.
+        assert driver.cancelled_by == "the person aborted the run"
 
 
 async def test_quitting_during_approval_cancels_and_takes_the_modal_down(tmp_path: Path) -> None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.browser.display import NO_DISPLAY, has_display
 from core.visible import visible
 from tui.exit_codes import EXIT_USAGE
 
@@ -185,7 +187,8 @@ def run_pool(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_act(args))
     except (PoolError, BrowserError) as exc:
-        print(f"handrail pool {args.pool_command}: {exc}", file=sys.stderr)
+        # A failed start quotes Chrome's own output: shown, not obeyed.
+        print(visible(f"handrail pool {args.pool_command}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
 
 
@@ -205,6 +208,16 @@ def _watch(name: str, theme: str | None) -> int:
     return result or 0
 
 
+def no_display_notice() -> str:
+    """Said when ``pool start`` chooses headless because there is no display (as ``run`` and
+    ``demo`` do for their own Chrome)."""
+    return (
+        f"handrail pool start: {NO_DISPLAY}, so the pool's Chrome runs headless: its slots "
+        "have no window for hand-overs or `pool show`. Start the pool where a display is "
+        "available to see them; pass --headless to choose this and silence this notice."
+    )
+
+
 async def _act(args: argparse.Namespace) -> int:
     from core.pool import pool
     from core.pool.state import check_name
@@ -215,11 +228,15 @@ async def _act(args: argparse.Namespace) -> int:
         if args.cdp_url and args.connect:
             print("handrail pool start: use either --cdp-url or --connect", file=sys.stderr)
             return EXIT_USAGE
+        headless = args.headless
+        if not (headless or args.cdp_url or args.connect) and not has_display(os.environ):
+            headless = True
+            print(visible(no_display_notice()), file=sys.stderr)
         info = await pool.start(
             name,
             slots=args.slots,
             profile=args.profile,
-            headless=args.headless,
+            headless=headless,
             cdp_url=args.cdp_url,
             connect=args.connect,
         )
@@ -265,6 +282,10 @@ def status_table(
         task = (s.task or "").replace("\n", " ")[:40]
         where = f"{task} — {s.url}" if task else s.url
         lines.append(f"{s.slot:>4}  {s.state:<9}  {(s.run_id or '')[:12]:<12}  {age:>6}  {where}")
+    if not alive:
+        lines.append(
+            f"its browser is not running: `handrail pool start --name {name}` starts it again"
+        )
     resumable = [(s.slot, command) for s in slots if (command := resume_command(name, s))]
     if resumable:
         lines.append("completed slots keep their pages; to go on in one:")

@@ -6,6 +6,7 @@ screen; ``@on`` handlers fold them into a ``RunView`` and refresh what changed.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import ClassVar
 
@@ -114,6 +115,7 @@ class RunScreen(RoundsScreen):
         self._started_at: float | None = None
         self._ended_at: float | None = None
         self._worker: Worker[RunFinished] | None = None
+        self._run_task: asyncio.Task[object] | None = None
         self.phase: str | None = phase
         """The latest ``PhaseChanged`` text (before the first: the one the app expects)."""
         self._leave_when_closed = False
@@ -157,6 +159,7 @@ class RunScreen(RoundsScreen):
 
     @work(exit_on_error=False, group="agent", name="agent run")
     async def _run_agent(self) -> RunFinished:
+        self._run_task = asyncio.current_task()
         return await self._run(self._sink, TuiSupervisor(self.app))
 
     @property
@@ -303,12 +306,16 @@ class RunScreen(RoundsScreen):
         if yes:
             self.abort()
 
-    def abort(self) -> None:
-        """Cancel the run (its worker); the exit code becomes 130."""
+    def abort(self, by: str | None = None) -> None:
+        """Cancel the run (its worker); the exit code becomes 130. ``by``: who ended it, for
+        the log's ``run_end`` reason (default: the person, from this screen)."""
         if not self.running:
             return
         self._aborting = True
-        if self._worker is not None:
+        if self._run_task is not None:
+            # The worker's own task, cancelled with the reason the run records.
+            self._run_task.cancel(by or "the person aborted the run")
+        elif self._worker is not None:
             self._worker.cancel()
         else:
             self._finished(EXIT_INTERRUPTED, None)  # before it started: nothing to close

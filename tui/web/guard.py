@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-from collections.abc import Awaitable, Callable
+import shlex
+from collections.abc import Awaitable, Callable, Sequence
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
-from textual_serve.server import Server
+from textual_serve.server import Server, to_int
 
 from core.visible import visible
+from tui.web.session import ServedRun
 
 COOKIE = "handrail_token"
 TOKEN_PARAM = "token"
@@ -116,12 +118,13 @@ def guard(
 
 
 class GuardedServer(Server):
-    """textual-serve's ``Server`` behind :func:`guard`, with one browser session at a time
-    (each session is a run of its own)."""
+    """textual-serve's ``Server`` behind :func:`guard`, serving one run
+    (:class:`tui.web.session.ServedRun`) to one page at a time: the newest page with the
+    token takes it over (a reload, a tab opened again after a dropped connection)."""
 
     def __init__(
         self,
-        command: str,
+        argv: Sequence[str],
         *,
         host: str,
         port: int,
@@ -129,13 +132,15 @@ class GuardedServer(Server):
         title: str,
         loopback: bool,
         refused: Callable[[str], None] = lambda _line: None,
+        told: Callable[[str], None] = lambda _line: None,
     ) -> None:
-        super().__init__(command, host=host, port=port, title=title)
+        super().__init__(shlex.join(argv), host=host, port=port, title=title)
         self._refused = refused
+        self._told = told
         self._token = token
         self._loopback = loopback
         self._hosts = allowed_hosts(host, port, loopback=loopback)
-        self.session_open = False
+        self.run = ServedRun(argv, download_manager=self.download_manager)
 
     @property
     def url(self) -> str:
@@ -157,20 +162,42 @@ class GuardedServer(Server):
         """Silent: the URL is printed once, by :func:`serve_forever`."""
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        if self.session_open:
-            raise web.HTTPConflict(
-                text="handrail serve: this run is already supervised from another tab\n"
-            )
-        self.session_open = True
+        run = self.run
+        if run.over.is_set():
+            raise web.HTTPGone(text="handrail serve: the run is over\n")
+        websocket = web.WebSocketResponse(heartbeat=15)
+        await websocket.prepare(request)
+        starting = not run.started
+        took_over = await run.attach(
+            websocket,
+            to_int(request.query.get("width", "80"), 80),
+            to_int(request.query.get("height", "24"), 24),
+        )
+        if starting:
+            self._told("a page opened the run; it starts now")
+        elif took_over:
+            self._told("another page took the run over; the previous page was disconnected")
+        else:
+            self._told("a page came back to the run")
         try:
-            return await super().handle_websocket(request)
+            await self._process_messages(websocket, run)
         finally:
-            self.session_open = False
+            if run.detach(websocket) and not run.over.is_set():
+                self._told(
+                    "the page left; the run goes on. Open the URL again to come back to it "
+                    "(Ctrl-C here ends it)"
+                )
+        return websocket
 
 
-async def serve_forever(server: GuardedServer, *, announce: Callable[[str], None]) -> None:
-    """Listen until cancelled; ``announce(url)`` once the port is bound. Raises ``OSError``
-    when the address cannot be bound. No access log: it would print the token."""
+async def serve_forever(
+    server: GuardedServer, *, announce: Callable[[str], None], stopped_by: Callable[[], str]
+) -> int:
+    """Listen until the served run is over (its observatory exited) and return its exit
+    code; ``announce(url)`` once the port is bound. When cancelled (``handrail serve`` was
+    stopped), the run is ended first, with ``stopped_by()`` recorded as who ended it, and
+    the cancellation goes on. Raises ``OSError`` when the address cannot be bound. No
+    access log: it would print the token."""
     runner = web.AppRunner(await server._make_app(), access_log=None, handle_signals=False)
     await runner.setup()
     try:
@@ -178,7 +205,10 @@ async def serve_forever(server: GuardedServer, *, announce: Callable[[str], None
         await site.start()
         server.bound(runner.addresses[0][1])
         announce(server.url)
-        await asyncio.Event().wait()
+        await server.run.over.wait()
+        return await server.run.exit_code()
+    except asyncio.CancelledError:
+        await server.run.end(stopped_by())
+        raise
     finally:
-        # Closes the websockets: each child observatory is told to quit, its run aborted.
         await runner.cleanup()

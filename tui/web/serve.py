@@ -1,7 +1,7 @@
 """``handrail serve``: the observatory of one run, supervised from a web browser.
 
-textual-serve (aiohttp) runs ``handrail run ...`` in a child process per browser
-connection and relays its screen over a websocket. In front of it, :func:`guard` admits
+textual-serve (aiohttp) runs ``handrail run ...`` in a child process, started by the first
+browser page, and relays its screen over a websocket. In front of it, :func:`guard` admits
 only the person holding the token printed once at start:
 
 - the URL's ``?token=`` is swapped for an HttpOnly, SameSite=Strict cookie and the browser
@@ -11,7 +11,10 @@ only the person holding the token printed once at start:
   and no referrer is sent;
 - the Host header must be the address we bound (a DNS-rebinding site has another Host), and
   a websocket upgrade or any request with an ``Origin`` must come from that same origin;
-- one browser session at a time: a second tab gets 409 instead of a second run;
+- one run per server, which outlives its page: a reload, a dropped connection or the URL
+  opened again reattaches to it, the newest page taking over (:mod:`tui.web.session`); the
+  token is valid until serve stops, and ending the run is an explicit act (``x`` in the page,
+  or Ctrl-C here, recorded as who ended it);
 - each refusal is one line on this terminal, and what the request chose (path, method,
   Origin) shows its control characters there instead of sending them: any page the person
   visits can make their browser ask for ``http://127.0.0.1:PORT/%1b]52;c;…``.
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -35,6 +37,7 @@ from core.visible import visible
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 _SERVE_ONLY = ("--host", "--port")
+_SIGNAL_CAUSE = {"SIGINT": ": Ctrl-C on its terminal", "SIGHUP": ": its terminal closed"}
 
 
 def add_serve_parser(
@@ -50,12 +53,17 @@ def add_serve_parser(
         help="run a task, supervised from a web browser instead of this terminal",
         description=(
             "Runs the observatory as a web page (textual-serve) and prints its URL, with a "
-            "one-time random token, once. Opening the URL starts the run; the page works as "
-            "the terminal observatory does. Takes every `handrail run` option."
+            "random token, once. Opening the URL starts the run; the page works as the "
+            "terminal observatory does. The run outlives the page: reload it, or open the URL "
+            "again after closing the tab or losing the connection, and you are back at the "
+            "same run (a pending approval included); the newest page takes over from an "
+            "older one. The run ends with x in the page or Ctrl-C here; after q in the page, "
+            "serve exits with the run's exit code. Takes every `handrail run` option."
         ),
         epilog=(
-            "The URL is the key: anyone who has it and can reach the port can approve "
-            "actions. Requests without the token get 403."
+            "The URL is the key until handrail serve stops: anyone who has it and can reach "
+            "the port can watch and approve actions (a reload needs only the cookie it sets). "
+            "Requests without the token get 403."
         ),
     )
     web = serve.add_argument_group("web view")
@@ -154,35 +162,53 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     warning = bind_warning(args.host)
     if warning is not None:
         say(f"handrail serve: {warning}")
-    command = shlex.join([sys.executable, "-m", "tui.cli.main", "run", *run_argv(argv)])
+    argv = [sys.executable, "-m", "tui.cli.main", "run", *run_argv(argv)]
     token = secrets.token_urlsafe(24)
     server = GuardedServer(
-        command,
+        argv,
         host=args.host,
         port=args.port,
         token=token,
         title=f"handrail: {args.task}",
         loopback=is_loopback(args.host),
         refused=lambda line: say(f"handrail serve: {line}"),
+        told=lambda line: say(f"handrail serve: {line}"),
     )
 
     def announce(url: str) -> None:
         say(f"handrail serve: open {url}", sys.stdout)
-        say("  (the token in it is the key; Ctrl-C stops serving)", sys.stdout)
+        say(
+            "  (the token in it is the key until handrail serve stops; Ctrl-C here ends the run)",
+            sys.stdout,
+        )
 
-    async def main() -> None:
+    received: list[str] = []
+
+    def stopped_by() -> str:
+        name = received[0] if received else "SIGINT"
+        return f"handrail serve was stopped ({name}{_SIGNAL_CAUSE.get(name, '')})"
+
+    async def main() -> int:
         task = asyncio.current_task()
         assert task is not None
         loop = asyncio.get_running_loop()
+
+        def stop(sig: signal.Signals) -> None:
+            received.append(sig.name)
+            task.cancel()
+
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, task.cancel)
-        await serve_forever(server, announce=announce)
+            loop.add_signal_handler(sig, stop, sig)
+        return await serve_forever(server, announce=announce, stopped_by=stopped_by)
 
     try:
-        asyncio.run(main())
+        code = asyncio.run(main())
     except OSError as exc:
         say(f"handrail serve: cannot listen on {args.host}:{args.port}: {exc}")
         return EXIT_USAGE
     except (KeyboardInterrupt, asyncio.CancelledError):
-        say("handrail serve: stopped")
-    return EXIT_INTERRUPTED
+        ended = "; the run was ended and its audit log closed" if server.run.started else ""
+        say(f"handrail serve: stopped{ended}")
+        return EXIT_INTERRUPTED
+    say(f"handrail serve: the run is over (exit code {code})")
+    return code

@@ -68,10 +68,25 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 
-say "Installing handrail into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+# What was installed, and from which pyproject.toml: pip runs again only when that changes
+# (or for --dev over a plain install).
+stamp=.venv/.handrail-installed
+installed_for() { echo "$(sha256sum pyproject.toml | cut -c1-64) dev=$1"; }
+if [ "$(cat "$stamp" 2>/dev/null)" = "$(installed_for "$dev")" ] \
+   || { [ "$dev" -eq 0 ] && [ "$(cat "$stamp" 2>/dev/null)" = "$(installed_for 1)" ]; }; then
+  say "handrail is installed in .venv (pyproject.toml unchanged since)"
+else
+  say "Installing handrail into .venv"
+  rm -f "$stamp"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+  if [ "$dev" -eq 1 ]; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+  else
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e .
+  fi
+  installed_for "$dev" > "$stamp"
+fi
 if [ "$dev" -eq 1 ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
   if ! command -v npm >/dev/null 2>&1; then
     say "Installing Node.js and npm (for the test fixtures' React and Vue)"
     apt_install nodejs npm
@@ -85,7 +100,5 @@ if [ "$dev" -eq 1 ]; then
     say "Bundling the widget gallery's ES-module libraries"
     (cd tests/site && node build.mjs)
   fi
-else
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e .
 fi
 say "Ready: .venv/bin/handrail --help"

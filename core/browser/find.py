@@ -80,6 +80,13 @@ def default_profile_dir(env: Mapping[str, str] | None = None) -> Path:
     return base / "handrail" / "chrome-profile"
 
 
+def chrome_home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the Chrome handrail starts keeps what it writes outside its profile (its crash
+    reports, dconf's cache): handrail's own data directory, not the user's ~/.config and
+    ~/.cache."""
+    return default_profile_dir(env).parent / "chrome-home"
+
+
 def standard_profile_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
     """Where the person's everyday Chrome keeps its profile (for ``--connect``)."""
     env = os.environ if env is None else env

@@ -8,6 +8,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import Any
 
 from core.browser.errors import BrowserError
 from core.browser.failure import failure_cause
-from core.browser.find import read_devtools_active_port
+from core.browser.find import chrome_home_dir, read_devtools_active_port
 from core.browser.lifeline import Lifeline
 from core.browser.preloading import PRERENDER_FEATURES, disable_preloading, restrict_webrtc
 
@@ -124,6 +125,19 @@ class Launched:
         await self.finish()
 
 
+def own_home_env() -> dict[str, str]:
+    """On Linux, Chrome's config and cache folders (``Crash Reports``, dconf's cache) inside
+    handrail's data directory (find.py ``chrome_home_dir``), made when missing."""
+    if sys.platform == "darwin":
+        return {}
+    home = chrome_home_dir()
+    env = {"XDG_CONFIG_HOME": str(home / "config"), "XDG_CACHE_HOME": str(home / "cache")}
+    for path in env.values():
+        with contextlib.suppress(OSError):
+            Path(path).mkdir(parents=True, exist_ok=True, mode=0o700)
+    return env
+
+
 async def start_chrome(executable: str, profile: Path, options: LaunchOptions) -> Launched:
     port_file = profile / "DevToolsActivePort"
     with contextlib.suppress(FileNotFoundError):
@@ -142,7 +156,7 @@ async def start_chrome(executable: str, profile: Path, options: LaunchOptions) -
             stdout=asyncio.subprocess.DEVNULL,
             stderr=stderr_log,
             start_new_session=True,
-            env={**os.environ, "TMPDIR": str(chrome_tmp)},
+            env={**os.environ, "TMPDIR": str(chrome_tmp), **own_home_env()},
         )
     except OSError as exc:
         stderr_log.close()

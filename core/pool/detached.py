@@ -29,7 +29,7 @@ from core.browser.find import (
     resolve_cdp_url,
     standard_profile_dirs,
 )
-from core.browser.launch import LaunchOptions, chrome_args
+from core.browser.launch import LaunchOptions, chrome_args, own_home_env
 from core.cdp import JSON, CDPConnection, CDPError
 from core.pool import owner
 from core.pool.state import PoolKind
@@ -122,7 +122,7 @@ def _spawn(
                 stdout=subprocess.DEVNULL,
                 stderr=log_file,
                 start_new_session=True,
-                env={**os.environ, "TMPDIR": str(tmp)},
+                env={**os.environ, "TMPDIR": str(tmp), **own_home_env()},
             )
         except OSError as exc:
             raise BrowserError(f"could not start {executable}: {exc}") from exc

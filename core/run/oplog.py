@@ -21,12 +21,23 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
+from core.run.events import (
+    ActionDone,
+    ApprovalGiven,
+    ApprovalNeeded,
+    Event,
+    ModelReplied,
+    Observed,
+    RunFinished,
+    RunStarted,
+)
 from core.secrets import Secrets
 from core.visible import visible, visible_json
 
@@ -173,3 +184,73 @@ def get_logger(name: str, **initial: Any) -> structlog.stdlib.BoundLogger:
     """A logger named ``handrail.<name>`` (so the sinks of :func:`configure` receive it)."""
     full = name if name == ROOT or name.startswith(ROOT + ".") else f"{ROOT}.{name}"
     return structlog.stdlib.get_logger(full, **initial)
+
+
+class RunTimings:
+    """An event sink (core/run/events.py) that writes what a run did and how long each part
+    took to the operational log: the run's start and end, and per round the page's reading,
+    the model's call, the approval's wait and the action, each with its duration. Only names,
+    counts, codes and times: page text, model text and typed text stay in the audit log."""
+
+    def __init__(self) -> None:
+        self._log = get_logger("run")
+        self._asked_at: float | None = None
+
+    def __call__(self, event: Event) -> None:
+        log = self._log
+        if isinstance(event, RunStarted):
+            # Every later line names the run (a fleet's runs share one log).
+            self._log = log = log.bind(run_id=event.run_id)
+            log.info(
+                "run.start",
+                model=event.model,
+                browser=event.browser,
+                max_rounds=event.max_rounds,
+            )
+        elif isinstance(event, Observed):
+            log.info(
+                "round.observed",
+                round=event.round,
+                ms=round(event.duration_ms, 1),
+                chars=len(event.digest),
+                tabs=len(event.tabs),
+            )
+        elif isinstance(event, ModelReplied):
+            log.info(
+                "round.model",
+                round=event.round,
+                ms=round(event.duration_ms, 1),
+                input_tokens=event.usage.get("input_tokens"),
+                output_tokens=event.usage.get("output_tokens"),
+            )
+        elif isinstance(event, ApprovalNeeded):
+            self._asked_at = time.monotonic()
+        elif isinstance(event, ApprovalGiven):
+            waited = None if self._asked_at is None else time.monotonic() - self._asked_at
+            self._asked_at = None
+            log.info(
+                "round.approval",
+                round=event.round,
+                decision=event.decision.decision,
+                by=event.decision.by,
+                wait_s=None if waited is None else round(waited, 2),
+            )
+        elif isinstance(event, ActionDone):
+            result = event.result
+            log.log(
+                logging.INFO if result.ok else logging.WARNING,
+                "round.action",
+                round=event.round,
+                action=event.action.name if event.action is not None else None,
+                ok=result.ok,
+                outcome=result.outcome,
+                code=result.code,
+                ms=round(event.duration_ms, 1),
+            )
+        elif isinstance(event, RunFinished):
+            log.info(
+                "run.end",
+                outcome=event.outcome,
+                rounds=event.rounds,
+                exit_code=event.exit_code,
+            )

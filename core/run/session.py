@@ -459,7 +459,7 @@ async def run_session(
             page=page,
             gate=gate,
             supervisor=supervisor,
-            sinks=[recorder, *sinks],
+            sinks=[recorder, oplog.RunTimings(), *sinks],
             secrets=prepared.secrets,
             run_id=writer.run_id,
             browser_label=browser.describe(),

@@ -4,6 +4,7 @@ and log, on the bundled site, in console mode and in the observatory."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -83,6 +84,16 @@ async def test_the_scripted_demo_stops_at_the_payment_page(
     records = read_log(log).records
     assert records[-1]["outcome"] == "human_needed"
     assert any(r["type"] == "human_pause" and r["kind"] == "payment" for r in records)
+    # The operational log beside it says what ran and how long each part took (issue 27,
+    # minor 8: it was empty), one JSON line each, naming the run.
+    lines = [json.loads(line) for line in log.with_suffix(".log").read_text().splitlines()]
+    events = [line["event"] for line in lines]
+    assert events[0] == "run.start" and events[-1] == "run.end", events
+    rounds = len([r for r in records if r["type"] == "round"])
+    for step in ("round.observed", "round.model", "round.action"):
+        assert events.count(step) >= rounds - 1, (step, events)
+    assert all(line["run_id"] == records[0]["run_id"] for line in lines)
+    assert all(isinstance(line["ms"], float) for line in lines if "ms" in line)
 
 
 def test_handrail_demo_no_tui_exits_3_at_the_payment_pause(tmp_path: Path) -> None:

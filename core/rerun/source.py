@@ -2,7 +2,8 @@
 
 A step is a ``round`` record whose action ran and succeeded: a round without an action, one
 the person denied, one the policy refused and one whose action failed changed nothing on
-the page, so repeating it would repeat nothing (or the same failure). Each skipped round is
+the page, so repeating it would repeat nothing (or the same failure). Nor is the question the
+model asked the person right after a denial (a rerun asks its approvals afresh). Each skipped round is
 kept with the reason, for the person reading why the rerun has fewer steps.
 """
 
@@ -123,13 +124,19 @@ def load_recorded(path: Path, *, trust_log: bool = False) -> RecordedRun:
     steps: list[RecordedStep] = []
     skipped: list[tuple[int, str]] = []
     ending = "the log has no run_end (the recorded run was cut short)"
+    denied: int | None = None  # the round the person denied just before, if any
     for record in records[1:]:
         kind = record.get("type")
         if kind == "run_end":
             ending = f"{record.get('outcome')}: {record.get('reason') or record.get('answer')}"
         if kind != "round":
             continue
+        after_denial, denied = denied, _denied_round(record)
         step_or_why = _step_of(record)
+        if after_denial is not None and _asks_the_person(record):
+            # The model asked about the denial; a rerun asks its own approvals afresh, and a
+            # question about a denial it did not meet would be a stale one.
+            step_or_why = f"it asked the person about round {after_denial}'s denial"
         if isinstance(step_or_why, RecordedStep):
             steps.append(step_or_why)
         else:
@@ -193,6 +200,19 @@ def _step_of(record: Mapping[str, Any]) -> RecordedStep | str:
         element=_str(record.get("element")),
         result=dict(result),
     )
+
+
+def _denied_round(record: Mapping[str, Any]) -> int | None:
+    """The round's number when the person denied its action at the approval."""
+    approval = record.get("approval")
+    if isinstance(approval, dict) and approval.get("decision") == "denied":
+        return _int(record.get("round"))
+    return None
+
+
+def _asks_the_person(record: Mapping[str, Any]) -> bool:
+    action = record.get("action")
+    return isinstance(action, dict) and action.get("name") == "ask_human"
 
 
 def _int(value: object) -> int:

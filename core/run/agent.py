@@ -259,6 +259,8 @@ class Agent:
                 origin=reply.origin,
             )
         )
+        replayed = reply.origin is not None and reply.origin.decided_by == "replayed"
+        self.checkpoint.reason_by = "recorded" if replayed else "the model's"
         turn = Turn(round=n, assistant=content)
         turn.outcomes += [
             ToolOutcome(e.tool_use_id or "", e.message, is_error=True) for e in parsed.errors

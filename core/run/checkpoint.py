@@ -101,6 +101,9 @@ class Checkpoint:
         self._note = note
         self._finished = finished
         self.round = 0
+        self.reason_by = "the model's"
+        """Whose reason the round's action carries, for the approval: "recorded" when a rerun
+        replayed the recorded step (set by the agent each round)."""
         """The loop's current round (a page's dialog can open at any time)."""
         self.acknowledged: set[tuple[str, str]] = set()
         """(page, kind) hand-overs the person has already handled."""
@@ -259,6 +262,7 @@ class Checkpoint:
             risky=assessment.risky,
             details=tuple(details),
             crop=await self._target_crop(action, snapshot, hit),
+            reason_by=self.reason_by,
         )
         self._emit(ApprovalNeeded(request=request))
         target = self._target_rect(action, snapshot, hit)

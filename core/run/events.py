@@ -55,6 +55,9 @@ class ApprovalRequest:
     target_name: str | None = None
     """The targeted element's accessible name (the eyes' ``ElementInfo.name``, not escaped);
     None when the action targets no index."""
+    reason_by: str = "the model's"
+    """Whose reason the action gives: "the model's", or "recorded" for a rerun's replayed
+    step (no model was asked)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,6 +356,8 @@ def test_in_ask_mode_every_replayed_page_changing_step_asks(
     # strength of the recorded approval.
     assert [name for name, _ in asked] == [r["action"]["name"] for r in recorded[:-1]]
     assert all(reason.startswith("Repeating round ") for _, reason in asked)
+    # The approval says whose reason it is: the recording's, no model was asked.
+    assert {r.reason_by for r in person.asked} == {"recorded"}
     recorded_url = recorded[0]["action"]["params"]["url"]
     assert f"recorded URL {recorded_url}, rebased onto {site.url('/start.html')}" in asked[0][1]
     assert all(r["approval"]["by"] == "person" for r in rounds(rerun_log(tmp_path))[:-1])
@@ -688,3 +690,60 @@ def test_an_edited_log_is_refused_before_anything_starts(
     said = capsys.readouterr().err
     assert "does not verify" in said and "was edited after it was written" in said
     assert not (tmp_path / "logs").exists()  # no log, no browser: nothing ran
+
+
+# -- a question that belonged to a denial (issue 27) -------------------------------------------
+
+
+@dataclass
+class DeniesExpressOnce(Person):
+    """Denies the first choice of express delivery; approves everything else."""
+
+    denied: int = 0
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.asked.append(request)
+        if request.action.name == "select_option" and not self.denied:
+            self.denied += 1
+            return ApprovalDecision("denied", note="not express")
+        return ApprovalDecision("approved")
+
+
+def test_the_question_asked_about_a_denial_is_not_asked_again_when_nothing_is_denied(
+    tmp_path: Path,
+) -> None:
+    site = FixtureSite(root=PARCELS / "original")
+    try:
+        plan = [
+            *PARCEL_PLAN[:4],
+            {"tool": "select_option", "target": "Speed", "input": {"option": "Express"}},
+            {"tool": "select_option", "target": "Speed", "input": {"option": "Standard"}},
+            *PARCEL_PLAN[5:],
+        ]
+        plan_file = tmp_path / "plan.jsonl"
+        plan_file.write_text(
+            "".join(json.dumps(s) + "\n" for s in plan).replace("{origin}", site.origin)
+        )
+        settings = settings_for(
+            tmp_path,
+            "recorded",
+            approve="ask",
+            start_url=site.url("/start.html"),
+            model_spec=f"scripted:{plan_file}",
+        )
+        person = DeniesExpressOnce()
+        finished = asyncio.run(run_session(settings, supervisor=person))
+        assert finished.outcome == "success", finished.reason
+        # The scripted plan asked the person about the denial ("You denied step 5 …").
+        assert person.denied == 1 and [h.kind for h in person.handed] == ["ask_human"]
+        (log,) = (tmp_path / "logs-recorded").glob("*.jsonl")
+
+        again = Person()
+        finished = rerun_on(tmp_path, log, site.origin, model=NO_MODEL, person=again)
+        assert finished.outcome == "success", finished.reason
+        assert again.handed == []  # nothing was denied: nothing to ask about
+        names = [r["action"]["name"] for r in rounds(rerun_log(tmp_path)) if r.get("action")]
+        assert "ask_human" not in names, names
+        assert site.posts("/order")[-1].form["speed"] == ["Standard"]
+    finally:
+        site.stop()

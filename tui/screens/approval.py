@@ -154,7 +154,7 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
         """The reason, the target's digest line, the page and why it asks."""
         request = self.request
         if request.action.reason:
-            yield Label("Reason (the model's)", classes="approval-heading")
+            yield Label(f"Reason ({request.reason_by})", classes="approval-heading")
             yield Static(Content(visible(request.action.reason)), id="approval-reason")
         if request.element_line:
             yield Label("Target", classes="approval-heading")

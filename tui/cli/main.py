@@ -9,6 +9,7 @@ non-interactive run; 4 the tab pool is full (or the slot to resume is running);
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -25,6 +26,7 @@ from tui.cli.run_options import (
     settings_from_args,
 )
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+from tui.signals import ending, signal_name
 
 if TYPE_CHECKING:
     from core.rerun.rerun import Rerun
@@ -310,15 +312,19 @@ def check_theme(parser: argparse.ArgumentParser, name: str | None) -> None:
 
 
 def _interrupt(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    # Only where no event loop handles the signal itself (before a command's loop starts,
+    # or a command without one): the loops turn it into their own way of stopping.
+    ending(signum)
+    raise KeyboardInterrupt(signal_name(signum))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``handrail`` command: returns its exit code.
 
-    A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends a run as Ctrl-C does: the run
-    is cancelled, its log gets ``run_end`` and the browser is stopped. A hard kill is left to
-    the browser's reaper (core/browser/reaper.py).
+    A closed terminal (SIGHUP) or a polite kill (SIGTERM, SIGINT) ends a run as Ctrl-C does:
+    the run is cancelled, its log gets ``run_end``, the browser is stopped, and the summary
+    names the log (tui/signals.py). A hard kill is left to the browser's reaper
+    (core/browser/reaper.py).
     """
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
@@ -363,7 +369,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
 
             return run_doctor(args)
     except KeyboardInterrupt:
-        print("\nhandrail: interrupted", file=sys.stderr)
+        with contextlib.suppress(OSError, ValueError):
+            print("\nhandrail: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     parser.error(f"unknown command {args.command}")
     return EXIT_USAGE

@@ -5,6 +5,7 @@ log sealed (``handrail verify`` exits 0), the summary naming the log, Chrome gon
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -245,3 +246,77 @@ def test_a_signal_stops_serve(sig: signal.Signals, tmp_path: Path, fake: FakeAnt
     assert code == 130, shown
     assert "Traceback" not in shown, shown
     assert "handrail serve: stopped" in shown
+
+
+def _records(folder: Path) -> list[dict[str, object]]:
+    found: list[dict[str, object]] = []
+    for log in folder.glob("*.jsonl"):
+        for line in log.read_text().splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                continue
+    return found
+
+
+@pytest.fixture
+def pool_name(tmp_path: Path) -> Iterator[str]:
+    """A pool of two headless slots of this test's own, stopped after it."""
+    name = f"sig{os.getpid() % 1000}"
+    env = _env(tmp_path)
+    started = subprocess.run(
+        [*HANDRAIL, "pool", "start", "--headless", "--slots", "2", "--name", name],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert started.returncode == 0, started.stderr.decode()
+    try:
+        yield name
+    finally:
+        subprocess.run(
+            [*HANDRAIL, "pool", "stop", "--force", "--name", name],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            check=False,
+        )
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_a_signal_aborts_every_run_of_a_fleet(
+    sig: signal.Signals, tmp_path: Path, pool_name: str
+) -> None:
+    plan = tmp_path / "hold.jsonl"
+    hold = {"tool": "wait", "input": {"seconds": 30}, "reason": "hold the slot"}
+    plan.write_text("".join(json.dumps(hold) + "\n" for _ in range(4)))
+    tasks = tmp_path / "TASKS.toml"
+    tasks.write_text(
+        f'model = "scripted:{plan}"\napprove = "none"\n\n'
+        '[[task]]\ntask = "first"\n\n[[task]]\ntask = "second"\n'
+    )
+    logs = tmp_path / "audit_logs"  # beside the tasks file
+    env = _env(tmp_path)
+    term = Terminal([*HANDRAIL, "fleet", str(tasks), "--pool", pool_name], env)
+    try:
+        until(
+            lambda: sum(r.get("type") == "intent" for r in _records(logs)) >= 2,
+            120,
+            lambda: f"both runs in their first round: {_shown(term)[-1500:]}",
+        )
+        term.read_some(0.1)
+        _send(term, sig)
+        code = term.wait(timeout=60)
+    finally:
+        term.close()
+    shown = _shown(term)
+    assert code == 130, shown[-2000:]
+    assert "Traceback" not in shown and "still stopping" not in shown, shown[-3000:]
+    ends = [r for r in _records(logs) if r.get("type") == "run_end"]
+    assert [e["exit_code"] for e in ends] == [130, 130], ends
+    for log in logs.glob("*.jsonl"):
+        verified = subprocess.run(
+            [*HANDRAIL, "verify", str(log)], cwd=ROOT, env=env, capture_output=True, check=False
+        )
+        assert verified.returncode == 0, verified.stdout.decode()

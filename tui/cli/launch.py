@@ -159,16 +159,34 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
     return visible("\n".join(lines))
 
 
-def run_console(settings: RunSettings, *, runner: Runner | None = None) -> int:
+def run_console(
+    settings: RunSettings,
+    *,
+    runner: Runner | None = None,
+    notice: str | None = None,
+    check_model: bool = True,
+) -> int:
     """Run with the console supervisor; returns the exit code. Never imports textual.
+
+    ``notice`` (the headless notice) is printed once the settings have passed their checks:
+    a configuration error comes first, alone (exit 2). ``check_model=False``: the settings
+    have no model to check (a rerun without ``--model``).
 
     SIGTERM, SIGHUP and SIGINT cancel the run inside the loop: its log gets ``run_end``, the
     browser is stopped, and the summary says where the log is (exit 130)."""
     from core.pool.state import PoolFull
     from core.run.events import RunStarted
-    from core.run.session import ConfigError, run_session
+    from core.run.session import ConfigError, check_settings, run_session
     from tui.console import ConsoleReporter, ConsoleSupervisor
     from tui.signals import ENDING_SIGNALS, ending
+
+    if notice is not None:
+        try:
+            check_settings(settings, os.environ, with_model=check_model)
+        except ConfigError as exc:
+            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            return EXIT_USAGE
+        print(notice, file=sys.stderr)
 
     audit_path: list[str] = []
 

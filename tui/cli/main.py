@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
 from tui.cli.run_options import (
@@ -109,18 +109,45 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CommandParser(argparse.ArgumentParser):
+    """A parser that refuses an argument it does not know itself, with its own usage: ``run
+    --bogus`` shows ``run``'s usage, not the top level's (argparse's own parser hands unknown
+    arguments up to the top). ``commands``: the subcommands' parsers, by name."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    def command(self, name: str | None) -> argparse.ArgumentParser:
+        """The parser of subcommand ``name`` (this one when there is none)."""
+        commands: dict[str, argparse.ArgumentParser] = getattr(self, "commands", {})
+        return commands.get(name or "", self)
+
+
+def build_parser() -> CommandParser:
     from core.audit.key import DATA_DIR_ENV
     from tui.web.serve import add_serve_parser
 
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="handrail",
         description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
     )
     parser.add_argument(
         "--version", action=_VersionAction, nargs=0, help="print the version and exit"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Its parsers are CommandParsers too (argparse makes them of the parent's class); typed as
+    # plain ones for the modules that add their own (serve, pool).
+    sub = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", metavar="COMMAND"),
+    )
+    parser.commands = sub.choices
 
     run = sub.add_parser(
         "run",
@@ -338,7 +365,7 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    check_theme(parser, getattr(args, "theme", None))
+    check_theme(parser.command(args.command), getattr(args, "theme", None))
     if getattr(args, "resume_slot", None) is not None and not args.pool:
         parser.error("--resume-slot N resumes a slot of a tab pool: add --pool NAME")
     try:
@@ -392,9 +419,10 @@ def _run(args: argparse.Namespace) -> int:
     if chosen_headless:
         args.headless = True
     if args.no_tui:
-        if chosen_headless:
-            print(headless_notice(), file=sys.stderr)
-        return run_console(settings_from_args(args, interactive_default="ask"))
+        return run_console(
+            settings_from_args(args, interactive_default="ask"),
+            notice=headless_notice() if chosen_headless else None,
+        )
     from core.model.spec import spec_label
     from core.run.phases import first_phase
 
@@ -463,9 +491,12 @@ def _rerun(args: argparse.Namespace) -> int:
         return finished
 
     if args.no_tui:
-        if chosen_headless:
-            print(headless_notice(), file=sys.stderr)
-        return run_console(settings, runner=runner)
+        return run_console(
+            settings,
+            runner=runner,
+            notice=headless_notice() if chosen_headless else None,
+            check_model=settings.model_spec != NO_MODEL,
+        )
     from core.run.phases import first_phase
 
     return run_observatory(

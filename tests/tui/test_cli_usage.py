@@ -1,0 +1,55 @@
+"""What the command line says when the person got something wrong: the error first and
+alone, with the usage of the command they typed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tui.cli.main import dispatch
+
+
+@pytest.fixture
+def no_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (["--model", "foo:bar"], "foo"),
+        (["--model", "openai:llama3.1"], "--base-url"),
+    ],
+)
+def test_a_configuration_error_comes_before_the_headless_notice(
+    options: list[str],
+    problem: str,
+    no_display: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert dispatch(["run", "a task", "--no-tui", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("handrail: "), err
+    assert problem in err.splitlines()[0]
+    assert "headless" not in err  # nothing will run, so there is nothing to say about Chrome
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["run", "a task", "--bogus"], "usage: handrail run "),
+        (["demo", "--theme", "nosuch"], "usage: handrail demo "),
+        (["pool", "start", "--bogus"], "usage: handrail pool start "),
+    ],
+)
+def test_a_wrong_option_shows_the_usage_of_the_command_typed(
+    argv: list[str], usage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        dispatch(argv)
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage), err
+    assert "COMMAND ..." not in err

@@ -76,8 +76,8 @@ def _send(term: Terminal, sig: signal.Signals) -> None:
         term.proc.send_signal(signal.SIGCONT)
 
 
-def _assert_clean_end(shown: str, code: int, sig: signal.Signals, env: dict[str, str]) -> None:
-    """Exit 130, no traceback, and a summary naming a log that verifies as sealed."""
+def _assert_clean_end(shown: str, code: int, sig: signal.Signals, env: dict[str, str]) -> Path:
+    """Exit 130, no traceback, and a summary naming a log that verifies as sealed: the log."""
     assert code == 130, (sig.name, shown[-2000:])
     assert "Traceback" not in shown, shown[-3000:]
     assert "that handles pid" not in shown, shown[-2000:]  # Chrome reaped in the loop
@@ -89,6 +89,13 @@ def _assert_clean_end(shown: str, code: int, sig: signal.Signals, env: dict[str,
         [*HANDRAIL, "verify", log], cwd=ROOT, env=env, capture_output=True, check=False
     )
     assert verified.returncode == 0, verified.stdout.decode()
+    return Path(log)
+
+
+def _last_round_result(log: Path) -> dict[str, object]:
+    rounds = [r for r in map(json.loads, log.read_text().splitlines()) if r["type"] == "round"]
+    result: dict[str, object] = rounds[-1]["result"]
+    return result
 
 
 @pytest.fixture
@@ -127,8 +134,13 @@ def test_a_signal_aborts_a_live_run_at_its_approval(
     chrome = _chrome_of(term.proc.pid)
     _send(term, sig)
     code = term.wait(timeout=60)
-    _assert_clean_end(_shown(term), code, sig, _env(tmp_path))
+    log = _assert_clean_end(_shown(term), code, sig, _env(tmp_path))
     assert f"handrail: aborted by {sig.name} (exit code 130)" in _shown(term)
+    # The click waited for approval: the log says it did not run (not that its effect is
+    # unknown).
+    result = _last_round_result(log)
+    assert result["outcome"] == "error", result
+    assert result["message"] == "not run: the run ended while this action waited for approval"
     until(lambda: not _alive(chrome), 30, "Chrome to be gone")
     assert site.posts("/agent/submit") == []  # the click waiting for approval never ran
 

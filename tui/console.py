@@ -133,7 +133,8 @@ def _outcome_line(event: RunFinished) -> str:
         "human_needed": "stopped: a person is needed",
         "error": "stopped on an error",
     }
-    line = f"{words.get(event.outcome, event.outcome)} after {event.rounds} rounds (exit {event.exit_code})"
+    rounds = "1 round" if event.rounds == 1 else f"{event.rounds} rounds"
+    line = f"{words.get(event.outcome, event.outcome)} after {rounds} (exit {event.exit_code})"
     if event.reason and event.outcome != "success":
         line += f"\n{event.reason}"
     return line

@@ -3,9 +3,13 @@ alone, with the usage of the command they typed."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
+from core.run.events import RunFinished
 from tui.cli.main import dispatch
+from tui.console import ConsoleReporter
 
 
 @pytest.fixture
@@ -53,3 +57,20 @@ def test_a_wrong_option_shows_the_usage_of_the_command_typed(
     err = capsys.readouterr().err
     assert err.startswith(usage), err
     assert "COMMAND ..." not in err
+
+
+def test_serve_help_does_not_offer_console_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, offered in ((["serve", "--help"], False), (["run", "--help"], True)):
+        with pytest.raises(SystemExit):
+            dispatch(argv)
+        assert ("--no-tui" in capsys.readouterr().out) is offered, argv
+    # Given anyway, it says what to use instead.
+    assert dispatch(["serve", "a task", "--no-tui"]) == 2
+    assert "use `handrail run --no-tui`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("rounds", "said"), [(1, "after 1 round "), (2, "after 2 rounds ")])
+def test_the_console_counts_rounds_in_words(rounds: int, said: str) -> None:
+    out = io.StringIO()
+    ConsoleReporter(out)(RunFinished("aborted", "", rounds, 130, "the run was interrupted"))
+    assert f"aborted {said}(exit 130)" in out.getvalue()

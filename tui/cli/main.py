@@ -156,17 +156,11 @@ def build_parser() -> CommandParser:
         epilog=EPILOG_RUN,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("task", help="what handrail should do, in plain words")
-    run.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
-    add_run_options(run, max_rounds=30, model_help="model to use (see below)")
-    run.add_argument(
-        "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
-    )
-    run.add_argument(
-        "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
-    )
-
-    add_serve_parser(sub, run)
+    _add_run_arguments(run, console=True)
+    # serve takes run's arguments, but has no console mode to offer.
+    served = argparse.ArgumentParser(prog="handrail serve")
+    _add_run_arguments(served, console=False)
+    add_serve_parser(sub, served)
 
     rerun = sub.add_parser(
         "rerun",
@@ -301,6 +295,20 @@ def build_parser() -> CommandParser:
     add_audit_dir_option(doctor, "check that run logs can be written here")
     add_pool_parser(sub)
     return parser
+
+
+def _add_run_arguments(p: argparse.ArgumentParser, *, console: bool) -> None:
+    """``run``'s task and options (``serve`` takes them too; ``console``: see
+    :func:`add_run_options`)."""
+    p.add_argument("task", help="what handrail should do, in plain words")
+    p.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
+    add_run_options(p, max_rounds=30, model_help="model to use (see below)", console=console)
+    p.add_argument(
+        "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
+    )
+    p.add_argument(
+        "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
+    )
 
 
 class _VersionAction(argparse.Action):

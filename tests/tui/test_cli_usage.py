@@ -1,15 +1,17 @@
-"""What the command line says when the person got something wrong: the error first and
-alone, with the usage of the command they typed."""
+"""What the command line says when the person got something wrong (the error first and
+alone, with the usage of the command they typed), and how console mode reads and reports."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import pytest
 
-from core.run.events import RunFinished
+from core.actions import Action
+from core.run.events import ApprovalRequest, NoSupervisor, RunFinished
 from tui.cli.main import dispatch
-from tui.console import ConsoleReporter
+from tui.console import ConsoleReporter, ConsoleSupervisor
 
 
 @pytest.fixture
@@ -74,3 +76,22 @@ def test_the_console_counts_rounds_in_words(rounds: int, said: str) -> None:
     out = io.StringIO()
     ConsoleReporter(out)(RunFinished("aborted", "", rounds, 130, "the run was interrupted"))
     assert f"aborted {said}(exit 130)" in out.getvalue()
+
+
+def _request() -> ApprovalRequest:
+    click = Action("click", {"index": 3}, reason="open the form")
+    return ApprovalRequest(1, click, "http://127.0.0.1/", "Form", "every page-changing action asks")
+
+
+@pytest.mark.parametrize(
+    ("typed", "decision"), [("y\n", "approved"), ("n\nnot that one\n", "denied"), ("q\n", "abort")]
+)
+def test_the_console_reads_the_persons_answer(typed: str, decision: str) -> None:
+    asker = ConsoleSupervisor(interactive=True, inp=io.StringIO(typed), out=io.StringIO())
+    assert asyncio.run(asker.approve(_request())).decision == decision
+
+
+def test_a_closed_terminal_leaves_nobody_to_approve() -> None:
+    asker = ConsoleSupervisor(interactive=True, inp=io.StringIO(""), out=io.StringIO())
+    with pytest.raises(NoSupervisor, match="terminal closed"):
+        asyncio.run(asker.approve(_request()))

@@ -186,7 +186,7 @@ def run_console(
         except ConfigError as exc:
             print(visible(f"handrail: {exc}"), file=sys.stderr)
             return EXIT_USAGE
-        print(notice, file=sys.stderr)
+        print(visible(notice), file=sys.stderr)
 
     audit_path: list[str] = []
 
@@ -236,4 +236,4 @@ def run_console(
 def _say(text: str, out: TextIO) -> None:
     """Print, unless the terminal is gone (then there is no one to tell)."""
     with contextlib.suppress(OSError, ValueError):
-        print(text, file=out, flush=True)
+        print(visible(text), file=out, flush=True)

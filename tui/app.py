@@ -123,6 +123,17 @@ class HandrailApp(ObservatoryApp):
         if self.run_screen is not None:
             self.run_screen.phase_sink(text)
 
+    def terminate(self) -> None:
+        """A signal: abort the run without asking, and leave once its browser is closed (its
+        log has ``run_end`` by then). A second signal leaves at once."""
+        screen = self.run_screen
+        if screen is None:
+            self._leaving = True
+            self.exit(EXIT_INTERRUPTED)
+            return
+        screen.abort()
+        screen.leave_when_closed()
+
     async def request_quit(self, *, interrupt: bool = False) -> None:
         screen = self.run_screen
         if screen is None:

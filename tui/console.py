@@ -8,8 +8,11 @@ person — ends the run with exit 3 and says what waited. Uses no Textual.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from core.guard.decision import ApprovalDecision
@@ -29,6 +32,35 @@ from core.run.events import (
     RunStarted,
 )
 from core.visible import visible
+
+
+async def _in_daemon_thread(read: Callable[[], str]) -> str:
+    """``read()`` in a thread of its own that does not hold the process: a run cancelled by a
+    signal while it waits for a line from the terminal ends at once (``asyncio.to_thread``
+    would make the loop's shutdown wait for that line)."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str | None, error: BaseException | None) -> None:
+        if answer.done():
+            return
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(line or "")
+
+    def work() -> None:
+        line: str | None = None
+        error: BaseException | None = None
+        try:
+            line = read()
+        except Exception as exc:
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, line, error)
+
+    threading.Thread(target=work, name="console answer", daemon=True).start()
+    return await answer
 
 
 class ConsoleReporter:
@@ -101,7 +133,8 @@ def _outcome_line(event: RunFinished) -> str:
         "human_needed": "stopped: a person is needed",
         "error": "stopped on an error",
     }
-    line = f"{words.get(event.outcome, event.outcome)} after {event.rounds} rounds (exit {event.exit_code})"
+    rounds = "1 round" if event.rounds == 1 else f"{event.rounds} rounds"
+    line = f"{words.get(event.outcome, event.outcome)} after {rounds} (exit {event.exit_code})"
     if event.reason and event.outcome != "success":
         line += f"\n{event.reason}"
     return line
@@ -136,7 +169,7 @@ class ConsoleSupervisor:
             return line.strip()
 
         try:
-            return await asyncio.to_thread(read)
+            return await _in_daemon_thread(read)
         except EOFError:
             raise NoSupervisor("the terminal closed before an answer") from None
 

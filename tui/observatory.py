@@ -11,7 +11,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -19,6 +19,7 @@ from textual.screen import Screen
 
 from core.visible import visible
 from tui.config import default_config_dir, load_config, save_theme
+from tui.signals import ENDING_SIGNALS, ending, forget_textual_handlers, signal_name
 from tui.themes import (
     DEFAULT_THEME,
     describe_problems,
@@ -40,11 +41,6 @@ class ObservatoryApp(App[int]):
     """Absolute: Textual resolves a relative path beside the subclass's module, and the
     apps live in tui/screens/ and tui/app.py."""
     TITLE = "handrail"
-
-    LEAVES_ON_TERMINATION: ClassVar[bool] = False
-    """Read-only apps (replay, the pool watch): a polite kill (SIGTERM) or a closed terminal
-    (SIGHUP) leaves as q does, with exit code 130. A live run keeps the process-wide handler
-    (tui.cli.main.main), which aborts the run and closes its log first."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
@@ -72,6 +68,8 @@ class ObservatoryApp(App[int]):
         self.persist_theme = persist_theme
         self._notes: list[tuple[str, str]] = []
         self._theme_ready = False
+        self.ended_by: str | None = None
+        """The signal that ended the app (``SIGTERM``...), if one did."""
 
         folders = list(theme_dirs) if theme_dirs is not None else theme_folders(self.config_dir)
         loaded = load_themes(folders)
@@ -117,13 +115,36 @@ class ObservatoryApp(App[int]):
         self._notes.clear()
         self._theme_ready = True
 
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        """Textual's ``run``; the process's signal handlers are as they were afterwards (the
+        loop's own are gone with it, and Textual's SIGCONT/SIGTSTP ones are removed)."""
+        saved = {sig: signal.getsignal(sig) for sig in ENDING_SIGNALS}
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            forget_textual_handlers()
+            for sig, handler in saved.items():
+                if handler is not None:
+                    signal.signal(sig, handler)
+
     def on_load(self) -> None:
         # Load comes before the terminal is put in application mode: from then on a
-        # polite kill finds the handler.
-        if self.LEAVES_ON_TERMINATION and not self.is_headless:
+        # signal finds the handler, and is handled inside the loop.
+        if not self.is_headless:
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(sig, self.exit, 130)
+            for sig in ENDING_SIGNALS:
+                loop.add_signal_handler(sig, self._ending_signal, sig)
+
+    def _ending_signal(self, signum: int) -> None:
+        ending(signum)
+        self.ended_by = signal_name(signum)
+        self.terminate()
+
+    def terminate(self) -> None:
+        """SIGTERM, SIGHUP or SIGINT arrived: stop as the person's quit does, without asking.
+        Read-only apps (replay, the pool watch) leave at once with exit code 130; a live run
+        aborts first (its log closed, the browser stopped), then leaves."""
+        self.exit(130)
 
     def watch_theme(self, name: str) -> None:
         if not (self._theme_ready and self.persist_theme):

@@ -96,7 +96,9 @@ class Rerun:
                 f"{recorded.path} is not sealed here and its start page names no host: give "
                 "--allow-domain for the hosts the rerun may visit"
             )
-        rounds = max_rounds or max(recorded.max_rounds, len(recorded.steps) + EXTRA_ROUNDS)
+        # The documented default (docs/architecture.md, `rerun --help`): the header's
+        # "round 1 of N" must say the limit the person was told.
+        rounds = max_rounds or len(recorded.steps) + EXTRA_ROUNDS
         return replace(
             base,
             task=recorded.task,

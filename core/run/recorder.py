@@ -156,7 +156,8 @@ class AuditRecorder:
                 pass  # ApprovalNeeded: the decision (ApprovalGiven) is what the log keeps.
 
     def flush_pending(self) -> None:
-        """Write every round that started but got no ActionDone, its result ``unknown``.
+        """Write every round that started but got no ActionDone: its result ``unknown`` when
+        its action was dispatched, else ``error`` saying it did not run.
 
         Called at run end; a supervisor that stops the run abnormally may call it too.
         """
@@ -302,15 +303,20 @@ class AuditRecorder:
 
 
 def _unknown_result(draft: _Draft) -> dict[str, Any]:
-    """The result of a round the run left before its result was read."""
+    """The result of a round the run left before its result was read: ``unknown`` once its
+    action was dispatched (its effect cannot be known), ``error`` when it never was (the
+    run ended at its approval, or before the model's reply became an action)."""
     if draft.intent is not None:
         message = (
             "the action was dispatched but the run ended before its result was read; "
             "its effect is unknown"
         )
+        return {"ok": False, "message": message, "outcome": "unknown"}
+    if draft.parsed is not None and draft.parsed.action is not None and draft.approval is None:
+        message = "not run: the run ended while this action waited for approval"
     else:
-        message = "the run ended before this round's action ran"
-    return {"ok": False, "message": message, "outcome": "unknown"}
+        message = "not run: the run ended before this round's action was dispatched"
+    return {"ok": False, "message": message, "error": message, "outcome": "error"}
 
 
 def _timing(draft: _Draft, done: ActionDone | None) -> dict[str, float]:

@@ -25,7 +25,7 @@ import pytest
 from core.audit import read_log, verify
 from core.demo import DemoSite, start_demo_site
 from core.guard.decision import ApprovalDecision
-from core.rerun.rerun import NO_MODEL, Rerun, run_rerun
+from core.rerun.rerun import EXTRA_ROUNDS, NO_MODEL, Rerun, run_rerun
 from core.run.events import ApprovalRequest, HumanRequest, HumanResponse, RunFinished, Supervisor
 from core.run.session import RunSettings, run_session
 from tests.helpers.fake_anthropic import FakeAnthropic, MessageReply, tool_use_block
@@ -747,3 +747,16 @@ def test_the_question_asked_about_a_denial_is_not_asked_again_when_nothing_is_de
         assert site.posts("/order")[-1].form["speed"] == ["Standard"]
     finally:
         site.stop()
+
+
+def test_the_round_limit_defaults_to_the_recorded_steps_plus_ten() -> None:
+    """What ``rerun --help`` says, and so what the header's "round 1 of N" shows, even when
+    the recorded run was allowed more rounds (the sample demo: 40, for 18 steps)."""
+    sample = ROOT / "audit_logs" / "sample-demo.jsonl"
+    rerun = Rerun.load(sample, ["http://127.0.0.1:9"], trust_log=True)
+    assert rerun.recorded.max_rounds > len(rerun.recorded.steps) + EXTRA_ROUNDS
+    settings = rerun.settings(RunSettings(task="again"), start_url=None, allow_domains=[])
+    assert settings.max_rounds == len(rerun.recorded.steps) + EXTRA_ROUNDS
+    assert "the recorded steps plus 10" in " ".join(
+        build_parser().command("rerun").format_help().split()
+    )

@@ -102,9 +102,7 @@ def run_demo(args: argparse.Namespace) -> int:
     chosen_headless = not args.headless and not args.headed and not has_display()
     try:
         if args.no_tui:
-            if chosen_headless:
-                print(headless_notice(), file=sys.stderr)
-            return run_console(settings())
+            return run_console(settings(), notice=headless_notice() if chosen_headless else None)
         return run_observatory(
             settings,
             task=DEMO_TASK,

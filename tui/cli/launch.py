@@ -11,12 +11,12 @@ screen says "starting Chrome…". The console path never imports textual.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
-import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from core.browser.display import NO_DISPLAY
 from core.browser.display import has_display as display_here
@@ -107,12 +107,12 @@ def run_observatory(
     result = app.run()
     if problems:
         failed, problem = problems[0]
-        print(visible(f"handrail: {problem}"), file=sys.stderr)
+        _say(visible(f"handrail: {problem}"), sys.stderr)
         return failed
     code = result if result is not None else app.exit_code
     if code is None:
         code = EXIT_INTERRUPTED
-    print(summary_of(app, code))
+    _say(summary_of(app, code), sys.stdout)
     return code
 
 
@@ -131,6 +131,8 @@ def summary_of(app: HandrailApp, code: int) -> str:
         outcome, answer = "aborted", "stopped by you before it finished"
     else:
         outcome, answer = "not started", ""
+    if app.ended_by is not None and code == EXIT_INTERRUPTED:
+        outcome = f"{outcome} by {app.ended_by}"
     return summary_text(
         outcome=outcome,
         answer=answer,
@@ -157,22 +159,58 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
     return visible("\n".join(lines))
 
 
-def run_console(settings: RunSettings, *, runner: Runner | None = None) -> int:
-    """Run with the console supervisor; returns the exit code. Never imports textual."""
+def run_console(
+    settings: RunSettings,
+    *,
+    runner: Runner | None = None,
+    notice: str | None = None,
+    check_model: bool = True,
+) -> int:
+    """Run with the console supervisor; returns the exit code. Never imports textual.
+
+    ``notice`` (the headless notice) is printed once the settings have passed their checks:
+    a configuration error comes first, alone (exit 2). ``check_model=False``: the settings
+    have no model to check (a rerun without ``--model``).
+
+    SIGTERM, SIGHUP and SIGINT cancel the run inside the loop: its log gets ``run_end``, the
+    browser is stopped, and the summary says where the log is (exit 130)."""
     from core.pool.state import PoolFull
-    from core.run.session import ConfigError, run_session
+    from core.run.events import RunStarted
+    from core.run.session import ConfigError, check_settings, run_session
     from tui.console import ConsoleReporter, ConsoleSupervisor
+    from tui.signals import ENDING_SIGNALS, ending
+
+    if notice is not None:
+        try:
+            check_settings(settings, os.environ, with_model=check_model)
+        except ConfigError as exc:
+            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            return EXIT_USAGE
+        print(visible(notice), file=sys.stderr)
+
+    audit_path: list[str] = []
+
+    def remember_log(event: object) -> None:
+        if isinstance(event, RunStarted) and event.audit_path:
+            audit_path.append(event.audit_path)
 
     async def go() -> int:
         main = asyncio.current_task()
         assert main is not None
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, main.cancel)
+
+        def stop(sig: int) -> None:
+            ending(sig)
+            main.cancel()
+
+        for sig in ENDING_SIGNALS:
+            loop.add_signal_handler(sig, stop, sig)
         run = runner or run_session
         try:
             finished = await run(
-                settings, supervisor=ConsoleSupervisor(), sinks=[ConsoleReporter()]
+                settings,
+                supervisor=ConsoleSupervisor(),
+                sinks=[ConsoleReporter(), remember_log],
             )
         except ConfigError as exc:
             print(visible(f"handrail: {exc}"), file=sys.stderr)
@@ -185,5 +223,17 @@ def run_console(settings: RunSettings, *, runner: Runner | None = None) -> int:
     try:
         return asyncio.run(go())
     except (KeyboardInterrupt, asyncio.CancelledError):
-        print("\nhandrail: interrupted; the audit log was closed", file=sys.stderr)
+        summary = summary_text(
+            outcome="aborted",
+            answer="the run was interrupted",
+            exit_code=EXIT_INTERRUPTED,
+            audit_path=audit_path[0] if audit_path else None,
+        )
+        _say(f"\n{summary}", sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _say(text: str, out: TextIO) -> None:
+    """Print, unless the terminal is gone (then there is no one to tell)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(visible(text), file=out, flush=True)

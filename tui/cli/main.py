@@ -9,12 +9,13 @@ non-interactive run; 4 the tab pool is full (or the slot to resume is running);
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
 from tui.cli.run_options import (
@@ -25,6 +26,7 @@ from tui.cli.run_options import (
     settings_from_args,
 )
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+from tui.signals import ending, signal_name
 
 if TYPE_CHECKING:
     from core.rerun.rerun import Rerun
@@ -107,18 +109,45 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CommandParser(argparse.ArgumentParser):
+    """A parser that refuses an argument it does not know itself, with its own usage: ``run
+    --bogus`` shows ``run``'s usage, not the top level's (argparse's own parser hands unknown
+    arguments up to the top). ``commands``: the subcommands' parsers, by name."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    def command(self, name: str | None) -> argparse.ArgumentParser:
+        """The parser of subcommand ``name`` (this one when there is none)."""
+        commands: dict[str, argparse.ArgumentParser] = getattr(self, "commands", {})
+        return commands.get(name or "", self)
+
+
+def build_parser() -> CommandParser:
     from core.audit.key import DATA_DIR_ENV
     from tui.web.serve import add_serve_parser
 
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="handrail",
         description="A supervised LLM browser agent: a model plans, handrail drives Chrome, you approve.",
     )
     parser.add_argument(
         "--version", action=_VersionAction, nargs=0, help="print the version and exit"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Its parsers are CommandParsers too (argparse makes them of the parent's class); typed as
+    # plain ones for the modules that add their own (serve, pool).
+    sub = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", metavar="COMMAND"),
+    )
+    parser.commands = sub.choices
 
     run = sub.add_parser(
         "run",
@@ -127,17 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG_RUN,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("task", help="what handrail should do, in plain words")
-    run.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
-    add_run_options(run, max_rounds=30, model_help="model to use (see below)")
-    run.add_argument(
-        "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
-    )
-    run.add_argument(
-        "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
-    )
-
-    add_serve_parser(sub, run)
+    _add_run_arguments(run, console=True)
+    # serve takes run's arguments, but has no console mode to offer.
+    served = argparse.ArgumentParser(prog="handrail serve")
+    _add_run_arguments(served, console=False)
+    add_serve_parser(sub, served)
 
     rerun = sub.add_parser(
         "rerun",
@@ -274,6 +297,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_run_arguments(p: argparse.ArgumentParser, *, console: bool) -> None:
+    """``run``'s task and options (``serve`` takes them too; ``console``: see
+    :func:`add_run_options`)."""
+    p.add_argument("task", help="what handrail should do, in plain words")
+    p.add_argument("--start-url", metavar="URL", help="page to open first (your step: not gated)")
+    add_run_options(p, max_rounds=30, model_help="model to use (see below)", console=console)
+    p.add_argument(
+        "--allow-js", action="store_true", help="offer run_js to the model (always asks)"
+    )
+    p.add_argument(
+        "--upload-dir", type=Path, metavar="DIR", help="folder upload_file may take files from"
+    )
+
+
 class _VersionAction(argparse.Action):
     """``--version``, reading the installed version only when asked (``--help`` stays fast)."""
 
@@ -310,15 +347,19 @@ def check_theme(parser: argparse.ArgumentParser, name: str | None) -> None:
 
 
 def _interrupt(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    # Only where no event loop handles the signal itself (before a command's loop starts,
+    # or a command without one): the loops turn it into their own way of stopping.
+    ending(signum)
+    raise KeyboardInterrupt(signal_name(signum))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``handrail`` command: returns its exit code.
 
-    A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends a run as Ctrl-C does: the run
-    is cancelled, its log gets ``run_end`` and the browser is stopped. A hard kill is left to
-    the browser's reaper (core/browser/reaper.py).
+    A closed terminal (SIGHUP) or a polite kill (SIGTERM, SIGINT) ends a run as Ctrl-C does:
+    the run is cancelled, its log gets ``run_end``, the browser is stopped, and the summary
+    names the log (tui/signals.py). A hard kill is left to the browser's reaper
+    (core/browser/reaper.py).
     """
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
@@ -332,7 +373,7 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    check_theme(parser, getattr(args, "theme", None))
+    check_theme(parser.command(args.command), getattr(args, "theme", None))
     if getattr(args, "resume_slot", None) is not None and not args.pool:
         parser.error("--resume-slot N resumes a slot of a tab pool: add --pool NAME")
     try:
@@ -363,7 +404,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
 
             return run_doctor(args)
     except KeyboardInterrupt:
-        print("\nhandrail: interrupted", file=sys.stderr)
+        with contextlib.suppress(OSError, ValueError):
+            print("\nhandrail: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     parser.error(f"unknown command {args.command}")
     return EXIT_USAGE
@@ -385,9 +427,10 @@ def _run(args: argparse.Namespace) -> int:
     if chosen_headless:
         args.headless = True
     if args.no_tui:
-        if chosen_headless:
-            print(headless_notice(), file=sys.stderr)
-        return run_console(settings_from_args(args, interactive_default="ask"))
+        return run_console(
+            settings_from_args(args, interactive_default="ask"),
+            notice=headless_notice() if chosen_headless else None,
+        )
     from core.model.spec import spec_label
     from core.run.phases import first_phase
 
@@ -456,9 +499,12 @@ def _rerun(args: argparse.Namespace) -> int:
         return finished
 
     if args.no_tui:
-        if chosen_headless:
-            print(headless_notice(), file=sys.stderr)
-        return run_console(settings, runner=runner)
+        return run_console(
+            settings,
+            runner=runner,
+            notice=headless_notice() if chosen_headless else None,
+            check_model=settings.model_spec != NO_MODEL,
+        )
     from core.run.phases import first_phase
 
     return run_observatory(

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     from core.run.session import RunSettings
 
 
-def add_run_options(p: argparse.ArgumentParser, *, max_rounds: int | None, model_help: str) -> None:
-    """The options ``run`` and ``rerun`` share (``serve`` copies ``run``'s parser)."""
+def add_run_options(
+    p: argparse.ArgumentParser, *, max_rounds: int | None, model_help: str, console: bool = True
+) -> None:
+    """The options ``run`` and ``rerun`` share (``serve`` copies ``run``'s). ``console``:
+    offer ``--no-tui`` in the help (``serve`` accepts it only to say what to use instead)."""
     p.add_argument("--model", default=None, metavar="SPEC", help=model_help)
     p.add_argument(
         "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
@@ -37,7 +40,11 @@ def add_run_options(p: argparse.ArgumentParser, *, max_rounds: int | None, model
         metavar="N",
         help=f"stop after N rounds (default: {max_rounds or 'the recorded steps plus 10'})",
     )
-    p.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
+    p.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="console mode for scripts and CI" if console else argparse.SUPPRESS,
+    )
     add_browser_options(p)
     p.add_argument(
         "--allow-domain",

@@ -466,6 +466,18 @@ class FleetApp(ObservatoryApp):
             answered,
         )
 
+    def terminate(self) -> None:
+        """A signal: abort every run still going without asking, and leave once they are
+        closed (a second signal leaves at once)."""
+        if self._leaving or self.done:
+            self.exit(self.exit_code if self.exit_code is not None else EXIT_INTERRUPTED)
+            return
+        self._leaving = True
+        for worker, run in self._run_workers.items():
+            if run.exit_code is None:
+                worker.cancel()
+        self._check_leaving()
+
     def _check_leaving(self) -> None:
         if self._leaving and self.done:
             self.exit(self.exit_code)

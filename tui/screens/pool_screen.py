@@ -255,8 +255,6 @@ class PoolWatchApp(ObservatoryApp):
     """``handrail pool``: the pool screen, read-only; Enter follows a slot's audit log as
     ``replay --follow`` does, Esc comes back."""
 
-    LEAVES_ON_TERMINATION = True
-
     def __init__(self, name: str, *, poll_interval: float = 0.5, **options: Any) -> None:
         super().__init__(**options)
         self.watch_rows = PoolWatch(name)

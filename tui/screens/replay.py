@@ -648,8 +648,6 @@ def _entry_at(entries: list[ReplayEntry], line: int | None) -> int | None:
 class ReplayApp(ObservatoryApp):
     """The observatory on an audit log. Read-only: nothing here acts on a browser."""
 
-    LEAVES_ON_TERMINATION = True
-
     def __init__(
         self,
         path: Path,

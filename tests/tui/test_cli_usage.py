@@ -1,0 +1,97 @@
+"""What the command line says when the person got something wrong (the error first and
+alone, with the usage of the command they typed), and how console mode reads and reports."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+
+from core.actions import Action
+from core.run.events import ApprovalRequest, NoSupervisor, RunFinished
+from tui.cli.main import dispatch
+from tui.console import ConsoleReporter, ConsoleSupervisor
+
+
+@pytest.fixture
+def no_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (["--model", "foo:bar"], "foo"),
+        (["--model", "openai:llama3.1"], "--base-url"),
+    ],
+)
+def test_a_configuration_error_comes_before_the_headless_notice(
+    options: list[str],
+    problem: str,
+    no_display: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert dispatch(["run", "a task", "--no-tui", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("handrail: "), err
+    assert problem in err.splitlines()[0]
+    assert "headless" not in err  # nothing will run, so there is nothing to say about Chrome
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["run", "a task", "--bogus"], "usage: handrail run "),
+        (["demo", "--theme", "nosuch"], "usage: handrail demo "),
+        (["pool", "start", "--bogus"], "usage: handrail pool start "),
+    ],
+)
+def test_a_wrong_option_shows_the_usage_of_the_command_typed(
+    argv: list[str], usage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        dispatch(argv)
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage), err
+    assert "COMMAND ..." not in err
+
+
+def test_serve_help_does_not_offer_console_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, offered in ((["serve", "--help"], False), (["run", "--help"], True)):
+        with pytest.raises(SystemExit):
+            dispatch(argv)
+        assert ("--no-tui" in capsys.readouterr().out) is offered, argv
+    # Given anyway, it says what to use instead.
+    assert dispatch(["serve", "a task", "--no-tui"]) == 2
+    assert "use `handrail run --no-tui`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("rounds", "said"), [(1, "after 1 round "), (2, "after 2 rounds ")])
+def test_the_console_counts_rounds_in_words(rounds: int, said: str) -> None:
+    out = io.StringIO()
+    ConsoleReporter(out)(RunFinished("aborted", "", rounds, 130, "the run was interrupted"))
+    assert f"aborted {said}(exit 130)" in out.getvalue()
+
+
+def _request() -> ApprovalRequest:
+    click = Action("click", {"index": 3}, reason="open the form")
+    return ApprovalRequest(1, click, "http://127.0.0.1/", "Form", "every page-changing action asks")
+
+
+@pytest.mark.parametrize(
+    ("typed", "decision"), [("y\n", "approved"), ("n\nnot that one\n", "denied"), ("q\n", "abort")]
+)
+def test_the_console_reads_the_persons_answer(typed: str, decision: str) -> None:
+    asker = ConsoleSupervisor(interactive=True, inp=io.StringIO(typed), out=io.StringIO())
+    assert asyncio.run(asker.approve(_request())).decision == decision
+
+
+def test_a_closed_terminal_leaves_nobody_to_approve() -> None:
+    asker = ConsoleSupervisor(interactive=True, inp=io.StringIO(""), out=io.StringIO())
+    with pytest.raises(NoSupervisor, match="terminal closed"):
+        asyncio.run(asker.approve(_request()))

@@ -121,3 +121,27 @@ async def test_a_picture_outside_the_run_folder_is_not_read(tmp_path: Path) -> N
     async with app.run_test(size=(160, 40)) as pilot:
         await on_row(app, 1)(pilot)
         assert "lies outside this run's folder" in note(app)
+
+
+async def test_at_120_columns_a_url_fits_and_z_shows_the_picture_whole(tmp_path: Path) -> None:
+    """The screenshot pane takes a share of the width, not 42 columns: at 120x40 a URL stays
+    on one line in the text panes (issue 27: it wrapped as `http://127.0.0`); `z` shows the
+    focused pane alone, the picture drawn at its new width, and `z` again goes back."""
+    app = replay(tmp_path, write_log(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await on_row(app, 1)(pilot)
+        screen = app.replay_screen
+        assert screen is not None
+        digest = screen.panes.pane("digest")
+        assert digest.content_size.width >= len("URL: http://127.0.0.1:32913/")
+        shot = screen.screenshot_pane
+        small = shot.query_one(".screenshot-image").size.width
+
+        await pilot.press("5", "z")
+        await wait_until(pilot, lambda: shot.query_one(".screenshot-image").size.width > 100)
+        assert not screen.timeline.display and not digest.display
+        assert shot.query_one(".screenshot-image").size.width > 4 * small
+
+        await pilot.press("z")
+        await wait_until(pilot, lambda: shot.query_one(".screenshot-image").size.width == small)
+        assert screen.timeline.display and digest.display

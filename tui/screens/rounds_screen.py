@@ -33,6 +33,7 @@ class RoundsScreen(Screen[None]):
         Binding("3", "pane('action')", "Action", show=False, id="rounds.pane_action"),
         Binding("4", "pane('result')", "Result", show=False, id="rounds.pane_result"),
         Binding("0", "focus_timeline", "Rounds", show=False, id="rounds.timeline"),
+        Binding("z", "zoom", "Zoom pane", show=False, id="rounds.zoom"),
     ]
 
     AUTO_FOCUS = "#timeline"
@@ -149,6 +150,22 @@ class RoundsScreen(Screen[None]):
 
     def action_focus_timeline(self) -> None:
         self.timeline.focus()
+
+    def action_zoom(self) -> None:
+        """The focused pane (else the current one) alone on the screen, the timeline hidden;
+        again: back."""
+        panes = self.panes
+        if panes.zoomed:
+            panes.zoom(None)
+            self.remove_class("-zoomed")
+            return
+        focused = self.focused
+        key = panes.current
+        for candidate in panes.keys:
+            if focused is not None and focused is panes.pane(candidate):
+                key = candidate
+        panes.zoom(key)
+        self.add_class("-zoomed")
 
     # --- help and palette ----------------------------------------------------------------
 

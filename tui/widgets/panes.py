@@ -335,12 +335,21 @@ class RoundPanes(Widget):
         &.-tabs #pane-grid { grid-size: 1 1; }
         &.-tabs Pane { display: none; }
         &.-tabs Pane.-current { display: block; }
-        & #pane-row > Pane { width: 46; height: 1fr; }
+        /* The extra pane (replay's screenshot) takes a share of the width, not a fixed 46
+           columns: at 120 the text panes keep room for a URL; `z` shows it whole. */
+        & #pane-row > Pane { width: 25%; min-width: 20; max-width: 64; height: 1fr; }
         &.-tabs #pane-row > Pane { width: 1fr; }
         &.-tabs.-extra-current #pane-grid { display: none; }
         /* An extra pane with nothing for this log (no screenshots) gives its room back. */
         & #pane-row > Pane.-absent { display: none; }
         &.-tabs #pane-row > Pane.-absent.-current { display: block; }
+        /* Zoomed (z): the current pane alone, as large as the screen allows. */
+        &.-zoomed > Tabs { display: none; }
+        &.-zoomed #pane-grid { grid-size: 1 1; }
+        &.-zoomed Pane { display: none; }
+        &.-zoomed Pane.-current { display: block; }
+        &.-zoomed.-extra-current #pane-grid { display: none; }
+        &.-zoomed #pane-row > Pane.-current { width: 1fr; max-width: 100%; }
     }
     """
 
@@ -383,6 +392,16 @@ class RoundPanes(Widget):
     @property
     def tabbed(self) -> bool:
         return self.has_class("-tabs")
+
+    @property
+    def zoomed(self) -> bool:
+        return self.has_class("-zoomed")
+
+    def zoom(self, key: str | None) -> None:
+        """Show pane ``key`` alone (None: back to all of them)."""
+        if key is not None:
+            self.show_pane(key)
+        self.set_class(key is not None, "-zoomed")
 
     def show_pane(self, key: str, *, focus: bool = True) -> None:
         """Make ``key`` the current pane (the visible one behind tabs) and focus it."""

@@ -81,15 +81,32 @@ class ScreenshotPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static(dim("nothing selected"), id="screenshot-note")
 
+    shown: Shown | None = None
+    _drawn_at = 0
+
     def show_screenshot(self, shown: Shown) -> None:
+        self.shown = shown
         for old in self.query(".screenshot-image"):
             old.remove()
         self.query_one("#screenshot-note", Static).update(shown.note)
         self.set_class(shown.absent, "-absent")
         if shown.image is not None:
-            widget = picture(shown.image, columns=COLUMNS, max_rows=40)
+            # As wide as the pane is now (a share of the screen, or all of it zoomed).
+            width = self.content_size.width
+            columns = width if width >= 16 else COLUMNS
+            self._drawn_at = columns
+            widget = picture(
+                shown.image, columns=columns, max_rows=max(12, self.content_size.height - 2)
+            )
             widget.add_class("screenshot-image")
             self.mount(widget, before=0)
+
+    def on_resize(self) -> None:
+        # Drawn again at the new width (zoomed, or the terminal resized).
+        width = self.content_size.width
+        shown = self.shown
+        if shown is not None and shown.image is not None and 16 <= width != self._drawn_at:
+            self.show_screenshot(shown)
 
     def show_note(self, note: Content) -> None:
         self.show_screenshot(Shown(None, note))

@@ -143,15 +143,23 @@ def token_counter() -> Callable[[str], int]:
 # -- the three readers ---------------------------------------------------------------------
 
 
-async def timed(repeat: int, call: Callable[[], Awaitable[str]]) -> Figures:
-    out = Figures()
-    try:
-        for _ in range(repeat):
-            started = time.perf_counter()
-            out.text = await call()
-            out.ms.append((time.perf_counter() - started) * 1000)
-    except Exception as exc:  # a tool failing on a page is a figure too
-        out.error = f"{type(exc).__name__}: {exc}"[:300]
+async def timed_in_turn(
+    repeat: int, calls: dict[str, Callable[[], Awaitable[str]]]
+) -> dict[str, Figures]:
+    """Each tool's figures, the tools called in turn (A B C A B C...): a page still settling
+    (Jupyter's kernel connecting) or a burst of load weighs on all of them alike."""
+    out = {name: Figures() for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            figures = out[name]
+            if figures.error is not None:
+                continue
+            try:
+                started = time.perf_counter()
+                figures.text = await call()
+                figures.ms.append((time.perf_counter() - started) * 1000)
+            except Exception as exc:  # a tool failing on a page is a figure too
+                figures.error = f"{type(exc).__name__}: {exc}"[:300]
     return out
 
 
@@ -360,7 +368,12 @@ async def load(tab: Tab, url: str) -> None:
 
 
 async def measure(
-    spec: PageSpec, browser: Browser, pw_browser: Any, bu: BrowserUse, repeat: int
+    spec: PageSpec,
+    browser: Browser,
+    pw_browser: Any,
+    bu: BrowserUse,
+    repeat: int,
+    show_calls: bool = False,
 ) -> PageResult:
     tab = await browser.new_tab()
     try:
@@ -377,14 +390,20 @@ async def measure(
         async def ours() -> str:
             snap = await take_snapshot(tab)
             stats.append(snap.stats)
+            if show_calls:
+                listened = snap.stats.get("listeners")
+                print(f"  {snap.stats.get('roundtrip_ms')} ms: {listened}", file=sys.stderr)
             snaps.append(snap)
             return snap.text
 
-        tools = {"handrail": await timed(repeat, ours)}
-        tools["playwright"] = await timed(
-            repeat, lambda: page.locator("body").aria_snapshot(mode="ai", timeout=60_000)
+        tools = await timed_in_turn(
+            repeat,
+            {
+                "handrail": ours,
+                "playwright": lambda: page.locator("body").aria_snapshot(mode="ai", timeout=60_000),
+                "browser-use": lambda: bu.state(tab.target_id),
+            },
         )
-        tools["browser-use"] = await timed(repeat, lambda: bu.state(tab.target_id))
         result = PageResult(spec, tools, stats)
         if snaps:
             snap = await take_snapshot(tab)  # the page as it is now, for the checks
@@ -609,7 +628,7 @@ async def run(args: argparse.Namespace) -> None:
             ]
             if args.only:
                 pages = [p for p in pages if any(o.lower() in p.name.lower() for o in args.only)]
-            results = await measure_all(chrome.url, pages, args.repeat, cookies)
+            results = await measure_all(chrome.url, pages, args.repeat, cookies, args.calls)
         summary = report(results, token_counter(), args.show_missing)
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -626,7 +645,11 @@ async def run(args: argparse.Namespace) -> None:
 
 
 async def measure_all(
-    cdp_url: str, pages: list[PageSpec], repeat: int, cookies: list[dict[str, str]]
+    cdp_url: str,
+    pages: list[PageSpec],
+    repeat: int,
+    cookies: list[dict[str, str]],
+    show_calls: bool = False,
 ) -> list[PageResult]:
     from playwright.async_api import async_playwright
 
@@ -642,7 +665,7 @@ async def measure_all(
             await bu.start()
             for spec in pages:
                 print(f"… {spec.name}", file=sys.stderr)
-                results.append(await measure(spec, browser, pw_browser, bu, repeat))
+                results.append(await measure(spec, browser, pw_browser, bu, repeat, show_calls))
             await bu.stop()
     finally:
         await browser.close()
@@ -656,6 +679,11 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures there too")
     parser.add_argument("--dump", help="a folder for each tool's text of each page")
     parser.add_argument("--show-missing", action="store_true")
+    parser.add_argument(
+        "--calls",
+        action="store_true",
+        help="print each handrail digest's time and listener figures",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

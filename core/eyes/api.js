@@ -3,14 +3,23 @@
 // One part of handrail's page script: core/eyes/script.py joins core/eyes/*.js (in the order
 // of its EYES_PARTS) inside one closure, so these names are shared with the other parts and
 // invisible to the page (the script runs in our isolated world).
+// opts.ask: listeners are asked about after the walk (listeners.js; opts.askAllRoots: on
+// every ancestor too); opts.retake: this walk
+// replaces the previous one (its answers changed what the walk reads), so what is new is
+// judged against the digest before it.
 function snapshot(opts) {
+  if (opts.retake) seenUpTo = seenBefore;
+  else seenBefore = seenUpTo;
+  startAsking(Boolean(opts.ask), Boolean(opts.askAllRoots));
   const w = walk(opts);
+  // What the walk asked about comes with it (listeners.js asked()): no round trip of its own.
+  const asks = opts.ask ? asked() : undefined;
   if (w.slots.length) {
     // Cross-origin frames: core/eyes/snapshot.py reads them and calls finish().
     pendingWalk = w;
-    return { slots: w.slots };
+    return { slots: w.slots, asks };
   }
-  return result(w, opts);
+  return Object.assign(result(w, opts), { asks });
 }
 
 // A record without its nulls and falses (core/eyes/snapshot.py reads them as its defaults; a
@@ -109,6 +118,9 @@ Object.defineProperty(globalThis, "__handrail", {
     codeEditorValue: (el) => codeEditorValue(el),
     adoptRoots,
     noteHandlers,
+    asked,
+    handOver,
+    noteAsked,
     reach,
     restyledWithin,
     restyleLogAge,

@@ -35,12 +35,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.browser.browser import Tab
 from core.cdp import CDPError, CDPSession
+from core.result import first_line
+from core.world.contexts import main_context
+from core.world.errors import WorldError
 
 CLICK_TYPES = frozenset(
     {"click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
@@ -72,6 +77,11 @@ class HandlerScan:
     delegated: int
     """jQuery selectors found (delegated handlers)."""
     ms: float
+    asked: int | None = None
+    """Asking (:func:`answer_asks`): the nodes asked about; None when every listener was
+    listed (:func:`discover`)."""
+    retake: bool = False
+    """Asking: an answer changed what the walk read, so the walk was taken again."""
 
 
 @dataclass
@@ -92,10 +102,67 @@ class Handles:
     """backendNodeId -> objectId in our world."""
     page: dict[int, str] = field(default_factory=dict)
     """backendNodeId -> objectId in the page's world (jQuery's data is read there)."""
+    listeners: int | None = None
+    """Listeners of every type the latest :func:`discover` listed (None: not run yet)."""
+    asks: int = 0
+    """Nodes the latest walk in ask mode asked about."""
+    jquery: bool = False
+    """jQuery's handlers were found in the document: its delegated selectors may sit on any
+    ancestor, so asking asks about every ancestor (else only those of elements carrying an
+    action attribute, the other way a listener delegates)."""
+    asking: dict[int, str] = field(default_factory=dict)
+    """backendNodeId -> objectId in the page's world, in no object group: what asking asks
+    CDP about (``getEventListeners`` wraps every listener's function in the group of the
+    handle it is given: with a group, three times as slow, and as many objects kept)."""
+    settled: dict[int, list[JSON]] = field(default_factory=dict)
+    """Serial of a framework root (:data:`FRAMEWORK_ROOT`) -> its click-like listeners, as
+    first answered."""
+    answered: tuple[str, Any] | None = None
+    """The latest answers handed to our world, and the DOM's change count when they were."""
+    consulted: frozenset[int] = frozenset()
+    """Serials of the elements whose verdict the walk of those answers used."""
+    crowded: dict[int, int] = field(default_factory=dict)
+    """Serial of a node a call found holding a framework root -> the deepest call it may take
+    from then on (one level short of that call's: the root's answer is kept, and a call
+    reaching it would list it again)."""
+    backends: dict[int, int | None] = field(default_factory=dict)
+    """Serial of an asked node in our world (listeners.js) -> its backendNodeId (None: it
+    could not be described)."""
     plain: set[tuple[str, int, int]] = field(default_factory=set)
     """Listener sites (script, line, column) found not to be jQuery's dispatcher: jQuery
     binds that one function wherever it handles an event, so a site whose element has no
     jQuery handlers is no element's jQuery site, and is not read again."""
+
+
+ASK_ABOVE = 2000
+"""A document whose listeners number more than this is read in ask mode (:func:`ask_mode`)."""
+ASK_COST = 12
+"""One asked node costs about what this many listed listeners do: a CDP round trip of its
+own (0.1 ms, pipelined) against 8-9 us a listener listed (Jupyter Notebook 7, quiet)."""
+FRAMEWORK_ROOT = 32
+"""A node answering with this many listeners or more is a framework's root (React 17+ binds
+every event type on each root it renders into, twice: Jupyter's toolbar items carry 131
+each), whose listeners stay as they are for its life: its answer is kept for the document's
+life instead of being asked again each digest (a third of asking's time on Jupyter). The
+cost: such a node that later drops its click listeners and keeps the rest is still taken for
+a click target, and one that gains its first click listener is not."""
+MAX_ASKS = 1500
+"""Nodes asked about per walk; the rest are read without their listeners."""
+
+
+def ask_mode(handles: Handles) -> bool:
+    """Whether the coming walk asks about the elements it meets (:func:`answer_asks`) rather
+    than have every listener of the document listed first (:func:`discover`).
+
+    Listing costs in proportion to the document's listeners, wherever they are (Jupyter
+    Notebook 7: 7,900, 130 on each React root, most of them hidden: 60-70 ms a digest);
+    asking costs in proportion to the elements the walk would list for a handler and the
+    places a handler of theirs could sit (Jupyter: 25 nodes, 5 ms). The first digest of a
+    document lists; afterwards the cheaper of the two by the latest figures, and listing
+    again when asking is no longer the cheaper (which also renews the listener count)."""
+    if handles.listeners is None or handles.listeners <= ASK_ABOVE:
+        return False
+    return handles.asks * ASK_COST < handles.listeners
 
 
 async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10.0) -> HandlerScan:
@@ -126,24 +193,15 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
             {"objectId": handles.document, "depth": -1, "pierce": True},
             timeout=timeout,
         )
-        nodes: dict[int, _Node] = {}
-        sites: dict[int, set[tuple[str, int, int]]] = {}
-        for listener in got.get("listeners", []):
-            backend = listener.get("backendNodeId")
-            if listener.get("type") not in CLICK_TYPES or not backend:
-                continue
-            nodes.setdefault(int(backend), _Node(int(backend)))
-            sites.setdefault(int(backend), set()).add(
-                (
-                    str(listener.get("scriptId")),
-                    int(listener.get("lineNumber", 0)),
-                    int(listener.get("columnNumber", 0)),
-                )
-            )
+        listed = got.get("listeners", [])
+        handles.listeners = len(listed)
+        handles.answered = None  # our world's verdicts are this listing's from now on
+        nodes, sites = _click_nodes(listed)
         if not nodes:
             return HandlerScan(0, 0, 0, _ms(started))
         chosen = list(nodes.values())[:MAX_NODES]
         probed = await _read_jquery(session, handles, chosen, sites, timeout)
+        handles.jquery = handles.jquery or probed > 0
         await _hand_over(session, handles, chosen, timeout)
         delegated = sum(len(n.selectors) for n in chosen)
         return HandlerScan(len(nodes), probed, delegated, _ms(started))
@@ -153,17 +211,253 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
             await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
 
 
+def _click_nodes(
+    listeners: list[JSON],
+) -> tuple[dict[int, _Node], dict[int, set[tuple[str, int, int]]]]:
+    """The nodes holding a click-like listener, and each one's listener sites."""
+    nodes: dict[int, _Node] = {}
+    sites: dict[int, set[tuple[str, int, int]]] = {}
+    for listener in listeners:
+        backend = listener.get("backendNodeId")
+        if listener.get("type") not in CLICK_TYPES or not backend:
+            continue
+        nodes.setdefault(int(backend), _Node(int(backend)))
+        sites.setdefault(int(backend), set()).add(
+            (
+                str(listener.get("scriptId")),
+                int(listener.get("lineNumber", 0)),
+                int(listener.get("columnNumber", 0)),
+            )
+        )
+    return nodes, sites
+
+
+async def answer_asks(
+    session: CDPSession, handles: Handles, asks: JSON, *, timeout: float = 10.0
+) -> HandlerScan:
+    """After a walk in ask mode: ask CDP for the listeners of the nodes that walk asked about
+    (``asks``, listeners.js ``asked()`` in the walk's answer: the elements it would list for a
+    handler, and the places a handler of theirs could sit), read jQuery's delegated selectors
+    as :func:`discover` does, and hand the answers to our world (``noteAsked``; not when they
+    are last digest's, for the elements it asked about then, and the DOM has not changed). ``retake`` in the result: an answer
+    changes what the walk read, so the caller takes the walk again (with these answers).
+    Raises ``core.cdp`` errors when the tab does not answer.
+
+    Each question is ``DOMDebugger.getEventListeners`` on the node's handle in the page's
+    world (a handle from our world hides the page's listeners), in no object group (with
+    one, every listener's function is wrapped in it: three times as slow). A CDP round trip
+    costs as much as a dozen listeners listed, so nodes that share an ancestor a few levels
+    up are asked about in one call on it (:func:`_plan`), and a framework root's answer is
+    kept (:data:`FRAMEWORK_ROOT`)."""
+    started = time.perf_counter()
+    try:
+        serials = [int(x) for x in asks.get("serials", [])][:MAX_ASKS]
+        chains = [[int(a) for a in c] for c in asks.get("chains", [])][: len(serials)]
+        consulted = frozenset(serials[: int(asks.get("consulted") or 0)])
+        handles.asks = len(serials)
+        plan = _plan(handles, serials, chains)
+        missing = [sv for sv in (*serials, *plan.groups) if sv not in handles.backends]
+        if missing:
+            await _describe(session, handles, missing, timeout)
+        listed = await _ask(session, handles, set(serials), plan, timeout)
+        nodes, sites = _click_nodes(listed)
+        chosen = list(nodes.values())[:MAX_NODES]
+        probed = await _read_jquery(session, handles, chosen, sites, timeout) if chosen else 0
+        handles.jquery = handles.jquery or probed > 0
+        serial_of = {b: sv for sv in serials if (b := handles.backends.get(sv))}
+        specs = [
+            {"serial": serial_of[n.backend], "direct": n.direct, "selectors": list(n.selectors)}
+            for n in chosen
+            if n.backend in serial_of
+        ]
+        answered = (json.dumps(specs, sort_keys=True), asks.get("mutations"))
+        if answered == handles.answered and consulted <= handles.consulted:
+            changed = False  # the verdicts our world holds are these answers' already
+        else:
+            noted = await _call_ours(session, handles, "noteAsked(specs)", (specs,), timeout)
+            changed = bool(noted.get("changed"))
+            handles.answered, handles.consulted = answered, consulted
+        delegated = sum(len(n.selectors) for n in chosen)
+        return HandlerScan(len(nodes), probed, delegated, _ms(started), len(serials), changed)
+    finally:
+        with contextlib.suppress(CDPError):
+            await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which call answers for which asked node."""
+
+    singles: list[int]
+    """Serials asked about on their own (``depth: 0``)."""
+    groups: dict[int, int]
+    """Serial of a shared ancestor -> the ``depth`` of its call (1: the node alone, 2: and
+    its children...), deep enough for every asked node under it that chose it."""
+    kept: list[int]
+    """Serials of framework roots whose kept answer stands."""
+
+
+def _plan(handles: Handles, serials: list[int], chains: list[list[int]]) -> _Plan:
+    """Each asked node is answered by its kept answer, or by a call on the highest of its
+    ancestors (up to listeners.js ``ASK_CHAIN`` levels) that another asked node shares (or
+    that is asked about itself), or on its own. A call never reaches as deep as a framework
+    root known to lie under its node (it would list the root's listeners again)."""
+    kept = [sv for sv in serials if sv in handles.settled]
+    # Ancestor -> the deepest call it may take (a call of depth d lists d - 1 levels down).
+    reach: dict[int, int] = dict(handles.crowded)
+    for serial, chain in zip(serials, chains, strict=False):
+        if serial in handles.settled:
+            for level, ancestor in enumerate(chain, start=1):
+                if ancestor:
+                    reach[ancestor] = min(reach.get(ancestor, level), level)
+    options: dict[int, list[tuple[int, int]]] = {}
+    cover: dict[int, int] = {}
+    for serial, chain in zip(serials, chains, strict=False):
+        if serial in handles.settled:
+            continue
+        mine: list[tuple[int, int]] = []
+        for level, ancestor in enumerate(chain, start=1):
+            if not ancestor:
+                break
+            if reach.get(ancestor, level + 1) > level:
+                mine.append((level, ancestor))
+                cover[ancestor] = cover.get(ancestor, 0) + 1
+        options[serial] = mine
+    for serial in options:
+        if serial in cover:
+            cover[serial] += 1  # an asked node is answered by a call on itself too
+    groups: dict[int, int] = {}
+    grouped: set[int] = set()
+    for serial, mine in options.items():
+        for level, ancestor in reversed(mine):
+            if cover[ancestor] >= 2:
+                groups[ancestor] = max(groups.get(ancestor, 1), level + 1)
+                grouped.add(serial)
+                break
+    singles = [sv for sv in options if sv not in grouped and sv not in groups]
+    return _Plan(singles, groups, kept)
+
+
+async def _ask(
+    session: CDPSession, handles: Handles, asked: set[int], plan: _Plan, timeout: float
+) -> list[JSON]:
+    """The listeners of the asked nodes (serials), by ``plan``; a group's call that lists a
+    framework root marks its ancestor crowded (not chosen again), and an asked root's answer
+    is kept."""
+    listed: list[JSON] = [x for sv in plan.kept for x in handles.settled[sv]]
+    calls = [(sv, 0) for sv in plan.singles] + list(plan.groups.items())
+    backends = [handles.backends.get(sv) for sv, _ in calls]
+    page_ids = await asyncio.gather(
+        *(_resolve(session, b, None, handles.asking, timeout, group=None) for b in backends if b)
+    )
+    made = [(call, b) for call, b in zip(calls, backends, strict=True) if b]
+    answers = await asyncio.gather(
+        *(
+            session.send(
+                "DOMDebugger.getEventListeners",
+                {"objectId": object_id, "depth": depth},
+                timeout=timeout,
+            )
+            for ((_, depth), _), object_id in zip(made, page_ids, strict=True)
+            if object_id
+        ),
+        return_exceptions=True,
+    )
+    made = [m for m, object_id in zip(made, page_ids, strict=True) if object_id]
+    serial_of = {b: sv for sv, b in handles.backends.items() if b}
+    for ((at, depth), at_backend), answer in zip(made, answers, strict=True):
+        if not isinstance(answer, dict):
+            if isinstance(answer, CDPError):
+                continue  # gone since the walk
+            raise answer
+        per_node: dict[int, list[JSON]] = {}
+        for listener in answer.get("listeners", []):
+            backend = int(listener.get("backendNodeId") or at_backend)
+            per_node.setdefault(backend if depth else at_backend, []).append(listener)
+        for backend, got in per_node.items():
+            serial = serial_of.get(backend)
+            if len(got) >= FRAMEWORK_ROOT:
+                if depth and backend != at_backend:
+                    handles.crowded[at] = min(handles.crowded.get(at, depth - 1), depth - 1)
+                if serial in asked:
+                    handles.settled[serial] = [x for x in got if x.get("type") in CLICK_TYPES]
+            if serial in asked:
+                listed += got
+    return listed
+
+
+async def _describe(
+    session: CDPSession, handles: Handles, serials: list[int], timeout: float
+) -> None:
+    """The backendNodeIds of these nodes of the latest ``asked()`` (``handOver`` hands them
+    over keyed by serial; each is described once in the document's life)."""
+    got = await session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": "function (s) { return globalThis.__handrail.handOver(s); }",
+            "executionContextId": handles.context,
+            "arguments": [{"value": serials}],
+            "objectGroup": _KEEP,
+        },
+        timeout=timeout,
+    )
+    for serial in serials:
+        handles.backends[serial] = None  # unless described below
+    holder = got.get("result", {}).get("objectId")
+    if not holder:
+        return
+    own = await _props(session, str(holder), timeout)
+    nodes = {int(k): oid for k, p in own.items() if k.isdigit() and (oid := _object(p))}
+    described = await asyncio.gather(
+        *(
+            session.send("DOM.describeNode", {"objectId": oid}, timeout=timeout)
+            for oid in nodes.values()
+        ),
+        return_exceptions=True,
+    )
+    for serial, answer in zip(nodes, described, strict=True):
+        backend = answer.get("node", {}).get("backendNodeId") if isinstance(answer, dict) else None
+        handles.backends[serial] = int(backend) if backend else None
+
+
+async def _call_ours(
+    session: CDPSession, handles: Handles, call: str, args: tuple[Any, ...], timeout: float
+) -> JSON:
+    """``globalThis.__handrail.<call>`` in our world, its answer by value."""
+    params = ", ".join(("specs",)[: len(args)])
+    got = await session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": f"function ({params}) {{ return globalThis.__handrail.{call}; }}",
+            "executionContextId": handles.context,
+            "arguments": [{"value": a} for a in args],
+            "returnByValue": True,
+        },
+        timeout=timeout,
+    )
+    value = got.get("result", {}).get("value")
+    return value if isinstance(value, dict) else {}
+
+
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
 
 
 async def _resolve(
-    session: CDPSession, backend: int, context: int | None, cache: dict[int, str], timeout: float
+    session: CDPSession,
+    backend: int,
+    context: int | None,
+    cache: dict[int, str],
+    timeout: float,
+    *,
+    group: str | None = _KEEP,
 ) -> str | None:
     """The node's handle in ``context`` (None: the page's world), made once per document."""
     if backend in cache:
         return cache[backend]
-    params: JSON = {"backendNodeId": backend, "objectGroup": _KEEP}
+    params: JSON = {"backendNodeId": backend}
+    if group is not None:
+        params["objectGroup"] = group
     if context is not None:
         params["executionContextId"] = context
     try:
@@ -291,3 +585,46 @@ async def _jquery_handlers(
         node.selectors = tuple(dict.fromkeys(selectors))
         return True
     return False
+
+
+# -- for the eyes (core/eyes/snapshot.py) ------------------------------------------------
+
+_HANDLES_KEY = "eyes.listener_handles"
+
+
+async def tab_handles(tab: Tab, timeout: float, out: list[Any]) -> Handles | None:
+    """The listener handles of the tab's current document (new ones for a new document), or
+    None, and why, into ``out``, when the tab's world cannot be found."""
+    try:
+        context = await main_context(tab, timeout=timeout)
+    except (CDPError, WorldError) as exc:
+        out.append(f"failed: {first_line(exc)}")
+        return None
+    handles = tab.state.get(_HANDLES_KEY)
+    if not isinstance(handles, Handles) or handles.context != context:
+        handles = tab.state[_HANDLES_KEY] = Handles(context)
+    return handles
+
+
+async def list_every_listener(tab: Tab, handles: Handles, timeout: float, out: list[Any]) -> None:
+    """Listener discovery for the coming walk (:func:`discover`); its figures, or why it
+    failed, into ``out``. Never raises for its own sake: the walk then relies on its
+    heuristics alone, and the stats say so."""
+    try:
+        out.append(asdict(await discover(tab.session, handles, timeout=timeout)))
+    except CDPError as exc:
+        out.append(f"failed: {first_line(exc)}")
+
+
+async def answer_walk(
+    tab: Tab, handles: Handles, asks: JSON, timeout: float, out: list[Any]
+) -> bool:
+    """The listeners of what the walk just asked about (ask mode); whether to take it again.
+    Never raises for its own sake, as :func:`list_every_listener`."""
+    try:
+        scan = await answer_asks(tab.session, handles, asks, timeout=timeout)
+    except CDPError as exc:
+        out.append(f"failed: {first_line(exc)}")
+        return False
+    out.append(asdict(scan))
+    return scan.retake

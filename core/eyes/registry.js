@@ -16,6 +16,7 @@ const byIdx = new Map(); // index -> WeakRef(Element)
 let docSeed = 1; // first index this document may use; lower ones were earlier documents'
 let next = 1;
 let seenUpTo = 0; // `next` at the end of the previous snapshot; 0 = no snapshot yet
+let seenBefore = 0; // seenUpTo before the latest snapshot (a retake restores it)
 let mutations = 0;
 let snapNo = 0;
 // What walks counted beyond the listing margin instead of listing, so that scrolling to it

@@ -61,7 +61,7 @@ import structlog
 from core.browser.browser import Browser, Tab
 from core.browser.child_targets import ChildTargets
 from core.cdp import CDPError, CDPSession, SessionClosed
-from core.eyes.listeners import Handles, discover
+from core.eyes.listeners import answer_walk, ask_mode, list_every_listener, tab_handles
 from core.eyes.script import install_at_document_start
 from core.result import first_line
 from core.world.calls import element_object_id, frame_eval, world_eval
@@ -73,7 +73,6 @@ from core.world.contexts import (
     frame_world,
     is_lost_context,
     known_frame_id,
-    main_context,
     note_index_high_water,
     remember_frame_id,
     set_frame_routes,
@@ -499,6 +498,14 @@ class _Audits:
             # not fail for the audit alone, and the stats say it did not run.
             return f"failed: {first_line(exc)}"
 
+    def adopted(self, session: CDPSession) -> bool:
+        """Whether the session's audit handed our world a closed root it did not reach."""
+        task = self.done.get(session.session_id)
+        if task is None or not task.done() or task.cancelled():
+            return False
+        got = task.result()
+        return not isinstance(got, str) and got.adopted > 0
+
     def stats(self) -> list[Any]:
         out: list[Any] = []
         for task in self.done.values():
@@ -508,22 +515,6 @@ class _Audits:
         return out
 
 
-async def _discover(tab: Tab, timeout: float, out: list[Any]) -> None:
-    """Listener discovery for the coming walk (core/eyes/listeners.py); its figures, or why it
-    failed, into ``out``. Never raises for its own sake: the walk then relies on its
-    heuristics alone, and the stats say so."""
-    try:
-        context = await main_context(tab, timeout=timeout)
-        handles = tab.state.get(_HANDLES_KEY)
-        if not isinstance(handles, Handles) or handles.context != context:
-            handles = tab.state[_HANDLES_KEY] = Handles(context)
-        scan = await discover(tab.session, handles, timeout=timeout)
-        out.append(asdict(scan))
-    except (CDPError, WorldError) as exc:
-        out.append(f"failed: {first_line(exc)}")
-
-
-_HANDLES_KEY = "eyes.listener_handles"
 _Refs = dict[str, tuple[FrameWorld, FrameWorld | None, int]]
 """Frame document key -> (its world, the world holding its iframe element, the iframe's
 index there)."""
@@ -782,13 +773,39 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     refs: _Refs = {}
     audits = _Audits(tab, opts.timeout)
     handlers: list[Any] = []
-    if opts.listeners:
-        await asyncio.gather(audits.run(tab.session), _discover(tab, opts.timeout, handlers))
+    handles = await tab_handles(tab, opts.timeout, handlers) if opts.listeners else None
+    asking = handles is not None and ask_mode(handles)
+    js_opts["ask"] = asking
+    js_opts["askAllRoots"] = asking and handles is not None and handles.jquery
+    walk = f"globalThis.__handrail.snapshot({json.dumps(js_opts)})"
+    if handles is not None and not asking:
+        # Every listener listed first: the walk uses them.
+        await asyncio.gather(
+            audits.run(tab.session), list_every_listener(tab, handles, opts.timeout, handlers)
+        )
+        raw = await world_eval(tab, walk, timeout=opts.timeout)
+        retake = False
     else:
-        await audits.run(tab.session)
-    raw = await world_eval(
-        tab, f"globalThis.__handrail.snapshot({json.dumps(js_opts)})", timeout=opts.timeout
-    )
+        # The walk goes out with the closed-root audit (their round trips overlap), and is
+        # taken again in the rare digest where the audit hands our world a new closed root.
+        _, raw = await asyncio.gather(
+            audits.run(tab.session), world_eval(tab, walk, timeout=opts.timeout)
+        )
+        retake = audits.adopted(tab.session)
+    asks = raw.pop("asks", None) if isinstance(raw, dict) else None
+    if asking and handles is not None and isinstance(asks, dict):
+        retake = await answer_walk(tab, handles, asks, opts.timeout, handlers) or retake
+    if retake:
+        # An answer or the audit changes what the walk read (a new element with a handler,
+        # a closed root): once more (the same walk again: what is new is judged as the first
+        # time).
+        raw = await world_eval(
+            tab,
+            f"globalThis.__handrail.snapshot({json.dumps({**js_opts, 'retake': True})})",
+            timeout=opts.timeout,
+        )
+        if isinstance(raw, dict):
+            raw.pop("asks", None)
     if isinstance(raw, dict) and "slots" in raw:
         # Cross-origin frames: read each through CDP, then let the top world merge them.
         tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1, refs, audits)

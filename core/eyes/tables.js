@@ -118,9 +118,10 @@ function rowsOnScreen(parent) {
  */
 function headerIcon(el, st, display) {
   if (display === "none" || st.opacity === "0" || el.hasAttribute("inert")) return false;
-  if (el.getAttribute("aria-hidden") !== "true" || !handlers || handlers.get(el) !== "direct") return false;
+  if (el.getAttribute("aria-hidden") !== "true" || !handlers) return false;
   const header = el.closest("[role=columnheader]");
   if (!header || !header.closest("[role=grid], [role=treegrid]")) return false;
+  if (handlerOf(el) !== "direct") return false;
   const r = rectOf(el);
   return r.width >= 4 && r.height >= 4 && !el.closest("[aria-hidden=true] [aria-hidden=true]");
 }

@@ -184,7 +184,7 @@ const MAX_DEPTH = 400;
  * The walk's options (core/eyes/snapshot.py's js_opts; opts.frame for a frame read through
  * CDP).
  * @typedef {{margin?: number, maxLine?: number, includeText?: boolean, maxChars?: number,
- *   frame?: FrameGeometry}} WalkOptions
+ *   frame?: FrameGeometry, ask?: boolean, askAllRoots?: boolean, retake?: boolean}} WalkOptions
  */
 
 // The page as lines in reading order: {s, el (element record | null), dist, above}, plus
@@ -203,7 +203,8 @@ function walk(opts) {
 /** @param {WalkOptions} opts */
 function walkDocument(opts) {
   const t0 = performance.now();
-  snapNo++;
+  if (opts.retake) farRuns = farRuns.filter((run) => run.snap !== snapNo); // the same walk again
+  else snapNo++;
   farRuns = farRuns.filter((run) => run.snap > snapNo - FAR_RUNS_KEPT);
   const ws = newWalkState(opts, t0);
   const { doc, win, vw, vh, scrollEl } = ws;
@@ -799,7 +800,8 @@ function attributeKind(el, st, c) {
   if (el.hasAttribute("onclick")) return holdsControls(el) ? "container" : isItemList(el) ? "list" : "weak";
   // One listener for the controls inside (a web component's tab nav, whose tabs are slotted
   // in from the light DOM): the controls are the targets, not the wrapper.
-  if (handlers && handlerTarget(el, st)) return isItemList(el) ? "list" : slotsControls(el) ? "container" : "weak";
+  // (Not inside a control's name: what a person reads there is that control, its target.)
+  if (handlers && !c.name && handlerTarget(el, st)) return isItemList(el) ? "list" : slotsControls(el) ? "container" : "weak";
   if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
   if (c.inInteractive) return null;
   const tabindex = el.getAttribute("tabindex");

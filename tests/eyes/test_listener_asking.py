@@ -1,0 +1,148 @@
+"""Click targets found by their listeners, asked about element by element (issue 26: eyes as
+fast as Playwright's on real pages).
+
+A document with thousands of listeners (Jupyter's React roots carry 131 each) is read in ask
+mode (core/eyes/listeners.py ``ask_mode``): the walk records the elements whose listeners
+would decide how they are read, CDP is asked about those alone, and the walk is taken again
+when an answer changes what it read. These tests hold that asking reads what listing every
+listener reads, on the listener fixtures, and that what changed since the last digest (an
+element added with a handler, a handler added to or removed from an element already there)
+shows in the very digest after it.
+
+Real headless Chromium against tests/site/widgets/eyes/.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import core.eyes.listeners as listeners
+from core.browser.browser import Tab
+from core.eyes.snapshot import Snapshot, take_snapshot
+from core.world.calls import world_call
+from tests.helpers import load, page_eval
+from tests.helpers.site_server import FixtureSite
+
+
+@pytest.fixture
+def always_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every digest after a document's first asks (whatever its listener count)."""
+    monkeypatch.setattr(listeners, "ASK_ABOVE", -1)
+    monkeypatch.setattr(listeners, "ASK_COST", 0)
+
+
+def scan(snap: Snapshot) -> dict[str, Any]:
+    got = snap.stats.get("listeners")
+    assert isinstance(got, dict), f"listener discovery failed: {got!r}"
+    return got
+
+
+def names(snap: Snapshot) -> list[str]:
+    return [e.name for e in snap.elements.values()]
+
+
+def line_of(snap: Snapshot, name: str) -> str:
+    found = [e.line for e in snap.elements.values() if e.name == name]
+    assert len(found) == 1, f"{name!r} found {len(found)} times in:\n{snap.text}"
+    return found[0]
+
+
+async def read(tab: Tab, site: FixtureSite, path: str) -> tuple[Snapshot, Snapshot]:
+    """The page's first digest (every listener listed) and its second (asking)."""
+    await load(tab, site.url(path))
+    first = await take_snapshot(tab)
+    second = await take_snapshot(tab)
+    assert scan(first)["asked"] is None
+    assert scan(second)["asked"], scan(second)
+    return first, second
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/widgets/eyes/delegated.html",  # jQuery delegation, data-action delegation, own listeners
+        "/widgets/eyes/jquery-datepicker.html",  # jQuery UI's Prev/Next and day cells
+        "/snapshot/clickable.html",  # a div with a listener of its own among pointer decoys
+        "/widgets/eyes/framework-roots.html",  # roots with 130 listeners each
+    ],
+)
+async def test_asking_reads_what_listing_every_listener_reads(
+    always_ask: None, tab: Tab, site: FixtureSite, path: str
+) -> None:
+    first, second = await read(tab, site, path)
+    assert second.text == first.text
+    assert names(second) == names(first)
+
+
+async def test_delegated_and_own_targets_are_found_by_asking(
+    always_ask: None, tab: Tab, site: FixtureSite
+) -> None:
+    _, snap = await read(tab, site, "/widgets/eyes/delegated.html")
+    # jQuery's selector on an ancestor, a data-action item under a plain listener, and an
+    # element's own listener; decoys (a wide wrapper, a hidden and a pointer-less element) not.
+    assert set(names(snap)) == {"Previous page", "Next page", "Red", "Blue", "Alpha", "Beta"}
+
+
+async def test_a_handler_added_since_the_last_digest_shows_in_the_next(
+    always_ask: None, tab: Tab, site: FixtureSite
+) -> None:
+    _, snap = await read(tab, site, "/widgets/eyes/framework-roots.html")
+    assert "Plain words" not in names(snap)
+    # A listener bound to an element already there (no DOM change at all).
+    await page_eval(
+        tab,
+        "window.plainClick = () => { out.textContent = 'plain'; };"
+        "document.getElementById('plain').addEventListener('click', window.plainClick)",
+    )
+    snap = await take_snapshot(tab)
+    assert scan(snap)["retake"] is True
+    assert "Plain words" in names(snap)
+    # A new element with a listener of its own, marked new as any new element is.
+    await page_eval(
+        tab,
+        "(() => { const s = document.createElement('span'); s.textContent = 'Third item';"
+        " s.addEventListener('click', () => { out.textContent = 'third'; });"
+        " document.querySelector('.items').appendChild(s); })()",
+    )
+    snap = await take_snapshot(tab)
+    assert re.match(r"^\*\[\d+\]<span>Third item</span>$", line_of(snap, "Third item"))
+    assert not line_of(snap, "Plain words").startswith("*")
+    # The handler removed: no longer a target.
+    await page_eval(
+        tab, "document.getElementById('plain').removeEventListener('click', window.plainClick)"
+    )
+    snap = await take_snapshot(tab)
+    assert "Plain words" not in names(snap)
+    assert "\nPlain words" in snap.text or snap.text.startswith("Plain words")
+
+
+async def test_a_framework_root_is_a_target_that_acts(
+    always_ask: None, tab: Tab, site: FixtureSite
+) -> None:
+    _, snap = await read(tab, site, "/widgets/eyes/framework-roots.html")
+    for _ in range(2):  # the root's answer is kept: the same on the digest after
+        assert [n for n in names(snap) if n.startswith("Tool ")] == [
+            f"Tool {k}" for k in range(1, 21)
+        ]
+        snap = await take_snapshot(tab)
+    tool = next(e.index for e in snap.elements.values() if e.name == "Tool 7")
+    await world_call(tab, "function (i) { globalThis.__handrail.element(i).click(); }", tool)
+    assert await page_eval(tab, "out.textContent") == "tool 7"
+
+
+async def test_a_page_with_thousands_of_listeners_is_asked_about_and_a_light_one_is_not(
+    tab: Tab, site: FixtureSite
+) -> None:
+    # No thresholds patched: the page's own figures decide.
+    await load(tab, site.url("/widgets/eyes/framework-roots.html"))
+    first = await take_snapshot(tab)
+    assert scan(first)["asked"] is None  # a document's first digest lists every listener
+    second = await take_snapshot(tab)
+    assert scan(second)["asked"]
+    assert second.text == first.text
+    await load(tab, site.url("/widgets/eyes/delegated.html"))
+    for _ in range(2):
+        assert scan(await take_snapshot(tab))["asked"] is None

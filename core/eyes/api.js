@@ -17,7 +17,7 @@ function snapshot(opts) {
   if (w.slots.length) {
     // Cross-origin frames: core/eyes/snapshot.py reads them and calls finish().
     pendingWalk = w;
-    return { slots: w.slots, asks };
+    return { slots: w.slots, asks, url: location.href };
   }
   return Object.assign(result(w, opts), { asks });
 }

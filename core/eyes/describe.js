@@ -16,23 +16,44 @@ const LINE_ATTRS = [
 ];
 
 /**
- * A link's href as the line shows it: a path for the page's own origin, never a script.
+ * A link's href as the line shows it, never a script: as short as it reads against the top
+ * page's address (core/guard/policy.py resolves it against the digest's URL the same way):
+ * "?o=2" on the same path, "6/change/" under the page's folder, a path on its origin, the
+ * whole URL elsewhere.
  * @param {Element} el
- * @param {string} topOrigin
+ * @param {string} topUrl
  * @returns {string | null}
  */
-function shortHref(el, topOrigin) {
+function shortHref(el, topUrl) {
   const raw = el.getAttribute("href");
   if (raw === null) return null;
   let href = raw;
   try {
     const u = new URL(raw, el.baseURI);
     if (u.protocol === "javascript:") return "javascript:…";
-    href = u.origin === topOrigin ? u.pathname + u.search + u.hash : u.href;
+    href = hrefFrom(u, new URL(topUrl));
   } catch (_e) {
     // keep the raw attribute
   }
   return cut(href, 100);
+}
+
+/**
+ * @param {URL} u
+ * @param {URL} top
+ * @returns {string}
+ */
+function hrefFrom(u, top) {
+  if (u.origin !== top.origin || u.username || u.password) return u.href;
+  const tail = u.search + u.hash;
+  if (u.pathname === top.pathname && (u.search || (u.hash && !top.search))) return tail;
+  const folder = top.pathname.slice(0, top.pathname.lastIndexOf("/") + 1);
+  if (u.pathname.startsWith(folder)) {
+    const rest = u.pathname.slice(folder.length);
+    // (A first segment with a colon would read as a scheme.)
+    if (!/^[^/]*:/.test(rest)) return (rest || "./") + tail;
+  }
+  return u.pathname + tail;
 }
 
 /**
@@ -261,7 +282,7 @@ function recordFacts(ws, rec, el, tag, kind) {
   if (disabled) a.disabled = "";
   rec.disabled = disabled;
   if (tag === "A") {
-    const href = shortHref(el, ws.topOrigin);
+    const href = shortHref(el, ws.topUrl);
     if (href !== null) a.href = href;
     if (el.target === "_blank") a.target = "_blank";
   }

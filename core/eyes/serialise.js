@@ -5,6 +5,12 @@
 // invisible to the page (the script runs in our isolated world).
 // The walk's lines as the digest text: long runs of a repeated line collapsed, notes for
 // what lies beyond the margin, and the size cap (farthest first), always announced.
+// A name that ends its line needs no closing tag: `[3]<a href=/help>Help`. One that text
+// follows on its line keeps it (`[39]<a>Reykjavik</a> | Jan. 9, 2027`), and so does one with
+// a note after it. Page text never holds a tag of its own (text.js esc), so a "</x>" that
+// ends a line is always ours.
+const CLOSE_AT_END = /<\/[a-z][a-z0-9-]*>$/;
+
 function serialise(w, opts) {
   const lines = w.lines;
   const beyond = w.beyond;
@@ -99,7 +105,7 @@ function serialise(w, opts) {
   const listed = [];
   for (let k = 0; k < out.length; k++) {
     if (dropped.has(k)) continue;
-    textLines.push(out[k].s);
+    textLines.push(out[k].s.replace(CLOSE_AT_END, ""));
     const row = out[k].els;
     if (row) listed.push(...row);
     else if (out[k].el) listed.push(out[k].el);

@@ -808,6 +808,8 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
             raw.pop("asks", None)
     if isinstance(raw, dict) and "slots" in raw:
         # Cross-origin frames: read each through CDP, then let the top world merge them.
+        # Their links read against the top page's address, as the guard resolves them.
+        js_opts["topUrl"] = str(raw.get("url") or "")
         tree = await _read_slots(tab, raw["slots"], None, opts, js_opts, 1, refs, audits)
         raw = await world_eval(
             tab,

@@ -105,7 +105,7 @@ const MAX_DEPTH = 400;
  * @property {number} vw the top-level viewport's width (the frame's, read through CDP)
  * @property {number} vh ... and height
  * @property {Element} scrollEl the document's scroller
- * @property {string} topOrigin links to this origin are printed without it
+ * @property {string} topUrl the top page's address: links are printed as short as they read against it
  * @property {Element | null} focusedEl the focused element, inside frames and shadow roots
  * @property {Line[]} lines the lines so far, in reading order
  * @property {object[]} frames the frames met ({url, crossOrigin, index, rect, name?})
@@ -184,7 +184,8 @@ const MAX_DEPTH = 400;
  * The walk's options (core/eyes/snapshot.py's js_opts; opts.frame for a frame read through
  * CDP).
  * @typedef {{margin?: number, maxLine?: number, includeText?: boolean, maxChars?: number,
- *   frame?: FrameGeometry, ask?: boolean, askAllRoots?: boolean, retake?: boolean}} WalkOptions
+ *   frame?: FrameGeometry, ask?: boolean, askAllRoots?: boolean, retake?: boolean,
+ *   topUrl?: string}} WalkOptions
  */
 
 // The page as lines in reading order: {s, el (element record | null), dist, above}, plus
@@ -246,7 +247,9 @@ function newWalkState(opts, t0) {
     vw: cdpFrame ? cdpFrame.vw : window.innerWidth,
     vh: cdpFrame ? cdpFrame.vh : window.innerHeight,
     scrollEl: document.scrollingElement || document.documentElement,
-    topOrigin: location.origin,
+    // (A cross-origin frame read through CDP is told the top page's address: its links
+    // read against that, as the guard resolves them.)
+    topUrl: opts.topUrl || location.href,
     focusedEl: deepActive(),
     lines: [],
     frames: [],

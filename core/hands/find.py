@@ -8,6 +8,8 @@ line it is in.
 
 from __future__ import annotations
 
+import re
+
 from core.eyes.snapshot import SnapshotOptions, take_snapshot, unescape_page_text
 from core.hands.ctx import Ctx, Refused
 from core.hands.messages import clip
@@ -19,6 +21,9 @@ MAX_SHOWN = 10
 _WHOLE_PAGE = SnapshotOptions(offscreen_margin=1_000.0, max_chars=400_000)
 
 
+_CLOSE_AT_END = re.compile(r"</[a-z][a-z0-9-]*>$")
+
+
 def _folded(text: str) -> str:
     return " ".join(unescape_page_text(text).split()).casefold()
 
@@ -28,7 +33,8 @@ async def find_text(ctx: Ctx, text: str) -> ActionResult:
     if not needle:
         raise Refused("find_text was not done: the text to find is empty", code="bad_parameters")
     snapshot = await take_snapshot(ctx.current, options=_WHOLE_PAGE)
-    by_line = {e.line: e for e in snapshot.elements.values()}
+    # (A line that is an element's alone shows it without the closing tag.)
+    by_line = {_CLOSE_AT_END.sub("", e.line): e for e in snapshot.elements.values()}
     found: list[str] = []
     for line in snapshot.text.splitlines():
         if needle not in _folded(line):

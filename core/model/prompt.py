@@ -13,7 +13,8 @@ why this step moves the task forward; the person reads it before approving.
 How the page is shown:
 - The page state arrives inside <browser_state> … </browser_state>: the URL, title, our
   tabs, the scroll position, any open dialog, then a digest of what a person would see.
-- Interactive elements appear as `[N]<tag attributes>name</tag>`. Use N as the `index`
+- Interactive elements appear as `[N]<tag attributes>name`; the name runs to the end of the
+  line, or to `</tag>` when text follows it on the line. Use N as the `index`
   for click, hover, drag, type, select_option, scroll and upload_file. Indexes are valid until
   the next page state; always use the newest one.
 - `*[N]` marks an element that was not there in the previous state (a dialog, a new form

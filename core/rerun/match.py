@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from core.model.scripted import ELEMENT_LINE, DigestElement, element_matches
 from core.rerun.rebase import Rebase
@@ -126,9 +126,12 @@ def read_digest(observation: str) -> Digest:
                 offscreen="~" in match["marks"],
                 line=match.string.strip(),
             )
-            entries.append(
-                Entry(element, _attrs(element.attrs), last_text.get(frame_key, ""), frame_key)
-            )
+            attrs = _attrs(element.attrs)
+            if url and attrs.get("href"):
+                # A link reads as short as it can against the page's address ("6/change/",
+                # "?o=2"): whole again, so that links of two digests compare.
+                attrs["href"] = urljoin(url, attrs["href"])
+            entries.append(Entry(element, attrs, last_text.get(frame_key, ""), frame_key))
     return Digest(url, tuple(entries))
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, overload
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from core.actions import Action
 from core.audit.records import ApprovalRecord
@@ -116,6 +117,7 @@ class Checkpoint:
         started = time.monotonic()
         changed_note: str | None = None
         asked = action  # the model's own; a person's edit replaces ``action`` below
+        action = resolved_navigation(action, snapshot)
         refused = self._paste_refusal(action, snapshot)
         if refused is not None:
             return ActionResult.failure(refused), ApprovalRecord.refused(refused), started
@@ -148,6 +150,7 @@ class Checkpoint:
                 )
             if decision is not None and decision.decision == "edited" and decision.edited_params:
                 action = replace(action, params={**action.params, **decision.edited_params})
+                action = resolved_navigation(action, snapshot)
                 hit = await self._point_hit(action, snapshot)
                 if isinstance(hit, ActionResult):
                     return self._for_model(hit), approval, started
@@ -626,3 +629,21 @@ def describe(action: Action) -> str:
         f"{k}={json.dumps(v, ensure_ascii=False)[:80]}" for k, v in action.params.items()
     )
     return f"{action.name}({params})"
+
+
+_RELATIVE = re.compile(r"^(?:/(?!/)|\./|\.\./|\?|#|[^/.:?#\s]+(?:/|$))")
+"""A link as the digest prints it against the page's address: a path ("/admin/"), one under
+the page's folder ("6/change/", "add/"), a query ("?o=2") or a fragment. Not "example.com/x"
+(a host without its scheme, which navigate refuses with a hint) nor "//host/x"."""
+
+
+def resolved_navigation(action: Action, snapshot: Snapshot) -> Action:
+    """``navigate`` to a link written as the digest prints it (relative to the page), made
+    whole against the page's address, as a click on that link would resolve it; the gate
+    then judges, and the person approves, the whole URL."""
+    if action.name != "navigate":
+        return action
+    url = str(action.params.get("url") or "").strip()
+    if not _RELATIVE.match(url) or urlsplit(snapshot.url).scheme not in ("http", "https"):
+        return action
+    return replace(action, params={**action.params, "url": urljoin(snapshot.url, url)})

@@ -223,7 +223,7 @@ async def test_hidden_text_never_reaches_the_digest(tab: Tab, site: FixtureSite)
         "Visible heading",
         "Visible paragraph.",
         "Visible inside hidden parent",
-        f"[{by_name(snap, 'Visible button').index}]<button>Visible button</button>",
+        f"[{by_name(snap, 'Visible button').index}]<button>Visible button",
     ]
 
 

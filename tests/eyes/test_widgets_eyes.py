@@ -248,7 +248,7 @@ async def test_cheapest_flight_in_a_scroll_area_is_booked_after_scrolling_it(
     prices: dict[str, int] = {}
     notes: list[str] = []
     for _ in range(6):
-        for code, price in re.findall(r"Book (\w+ \d+)</button>\n[^\n]*€(\d+)", snap.text):
+        for code, price in re.findall(r"Book (\w+ \d+)\n[^\n]*€(\d+)", snap.text):
             prices[code] = int(price)
         notes.append(snap.elements[results].line.split("</div>")[1])
         if "below" not in notes[-1]:

@@ -373,6 +373,12 @@ def _check_invariants(run: Run, settings: RunSettings) -> None:
     assert run.log_records[-1]["type"] == "run_end"
 
 
+def alone(line: str) -> str:
+    """An element's own description as the digest prints it on a line of its own (no closing
+    tag at the end of a line)."""
+    return re.sub(r"</[a-z][a-z0-9-]*>$", "", line)
+
+
 def element_line(digest: str, index: int) -> str:
     for line in digest.splitlines():
         if re.match(rf"^[*~]*\[{index}\]<", line):

@@ -136,7 +136,8 @@ def click_named(name: str) -> Any:
 
     def respond(body: dict[str, Any]) -> Any:
         text = json.dumps(body["messages"][-1], ensure_ascii=False)
-        found = re.findall(r"\[(\d+)\]<\w+[^>]*>" + re.escape(name) + "<", text)
+        # (The name ends at its closing tag, or with its line.)
+        found = re.findall(r"\[(\d+)\]<\w+[^>]*>" + re.escape(name) + r'(?:<|\\n|")', text)
         assert found, f"{name!r} is not in the state sent to the model"
         call = {"index": int(found[-1]), "reason": f"{name} does what the step meant."}
         return MessageReply([tool_use_block("click", call, "toolu_fake_click")], "tool_use")

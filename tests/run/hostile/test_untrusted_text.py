@@ -14,6 +14,7 @@ from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.hostile import (
     Person,
     View,
+    alone,
     attacker_origin,
     deny,
     element_line,
@@ -131,7 +132,7 @@ async def test_aria_label_and_alt_injection_stays_data_and_the_click_it_orders_i
     [request] = person.requests
     index = request.action.params["index"]
     # The obedient model clicked what the page named; the person saw exactly that line.
-    assert request.element_line == element_line(digest, index)
+    assert alone(request.element_line) == element_line(digest, index)
     assert "Delete account" in request.element_line
     assert run.intents() == [] and reports(site, "clicked") == []
 

@@ -35,30 +35,28 @@ by the tests' own starters (tests/apps/servers.py); Jupyter Notebook 7 (tree, a 
 and a Gradio Blocks app, started here (bench/real_apps.py); every
 ``tests/site/gallery/*.html`` that exists when it runs.
 
-Figures on 2026-12-06 19:03-19:05 UTC, load 19-27 on the 2-core machine (other helpers'
-Chromium tests; every figure is several times its quiet value and the spread is wide),
-3 calls, median, ms and o200k tokens:
+Figures on 2026-12-06 22:43 UTC, the machine otherwise idle (load average 6 falling from a
+test run), 5 calls each, the tools in turn, median, ms and o200k tokens:
 
     page                 handrail        Playwright ai    browser-use
-    Django changelist    20    1,264     306    2,808     184    1,531
-    Django change form   45      848      43    1,902     217    1,033
-    Datasette table      31      922      78    2,526     289    1,234
-    Datasette row        10      127      34      440      41      163
-    Datasette query      12      319      29      814      80      395
-    Jupyter tree        408      321     106      870     599      981
-    Jupyter notebook    932      664      74    1,425    1695    2,235
-    Gradio Blocks       100      252     420      648     406      481
-    sum               1,558    4,717   1,090   11,433   3,510    8,053
+    Django changelist    25    1,058      29    2,808      89    1,531
+    Django change form   34      735      31    1,902     118    1,033
+    Datasette table      27      904      30    2,526     108    1,234
+    Datasette row        12      113      12      440      36      163
+    Datasette query      10      304      13      814      37      395
+    Jupyter tree         34      280      40      870     202      981
+    Jupyter notebook     49      509      51    1,184     241    1,744
+    Gradio Blocks        17      219      16      648      68      481
+    real apps, sum      208    4,122     223   11,192     899    7,562
+    25 pages, sum       411    5,574     410   14,574   1,470   10,832
 
-Tokens 0.59x browser-use's; 201/201 visible controls addressable; 1 of 197 names from
-Chrome's tree missing (Django's filter disclosure "↓ By confirmed": the arrow is CSS
-generated content). Where Jupyter's time goes: the walk 5-35 ms; listener discovery the
-rest. Jupyter Notebook 7 carries 4,000 (tree) to 7,800 (notebook) listeners of 95 event
-types, mostly on Lumino's widgets (3,300-3,500 of them on hidden ones), and
-``DOMDebugger.getEventListeners`` lists them all, every digest (1.2 MB). Alternating in one
-tab at load 23, 8 digests each (min/median ms): tree, discovery with the document handle in
-the kept object group (before 3c088df) 348/756, in none 75/146, without discovery 15/30,
-Playwright 26/57; notebook 1278/1412, 247/546, 19/44, Playwright 83/162.
+Tokens 0.51x browser-use's (0.50x in the runs before, on a notebook that had drawn every
+output: browser-use's text of it varies by 500 tokens with the kernel's state); 263/265
+visible controls addressable (jQuery UI's two), 4 of 261 names from Chrome's tree missing
+(Django's "↓ By confirmed", CSS generated content; Tom Select's 3). Single pages of a few ms
+differ by 1-3 ms either way from run to run. Before the ask mode (the notebook, min/median of
+8 digests at load 23): listing every listener 247/546 ms, Playwright 83/162; Jupyter Notebook
+7 carries 7,900 listeners, 7,200 of them on 55 React roots (131 each).
 """
 
 from __future__ import annotations

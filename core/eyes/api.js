@@ -120,6 +120,7 @@ Object.defineProperty(globalThis, "__handrail", {
     noteHandlers,
     asked,
     handOver,
+    noteHeavy,
     noteAsked,
     reach,
     restyledWithin,

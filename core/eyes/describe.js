@@ -35,7 +35,7 @@ function shortHref(el, topUrl) {
   } catch (_e) {
     // keep the raw attribute
   }
-  return cut(href, 100);
+  return cut(href, 80);
 }
 
 /**
@@ -52,6 +52,12 @@ function hrefFrom(u, top) {
     const rest = u.pathname.slice(folder.length);
     // (A first segment with a colon would read as a scheme.)
     if (!/^[^/]*:/.test(rest)) return (rest || "./") + tail;
+  }
+  // The folder above, when that is shorter ("../" for /admin/travel/ on /admin/travel/trip/).
+  const up = folder.slice(0, folder.slice(0, -1).lastIndexOf("/") + 1);
+  if (up && u.pathname.startsWith(up)) {
+    const rest = `../${u.pathname.slice(up.length)}`;
+    if (!/^\.\.\/[^/]*:/.test(rest) && rest.length < u.pathname.length) return rest + tail;
   }
   return u.pathname + tail;
 }
@@ -249,11 +255,12 @@ function recordFacts(ws, rec, el, tag, kind) {
   let type = null;
   if (tag === "INPUT") {
     type = (el.type || "text").toLowerCase();
-    a.type = type;
+    if (type !== "text") a.type = type; // (text is an input's type unless it says otherwise)
     rec.inputType = type;
   } else if (tag === "BUTTON") {
     type = (el.type || "submit").toLowerCase();
-    if (el.hasAttribute("type") || el.form) a.type = type;
+    // (Only a form tells a submit button from a plain one: outside, a type says nothing.)
+    if (el.form) a.type = type;
   }
   if (isField && el.getAttribute("name")) a.name = el.getAttribute("name");
   const ph = el.getAttribute("placeholder");

@@ -22,6 +22,9 @@ const askSerial = new WeakMap(); // Element | Document -> serial, stable for the
 let askSerialNext = 1;
 let askedList = []; // the latest walk's asked nodes
 let bySerial = new Map(); // serial -> node, for the latest asked() (its nodes and their ancestors)
+// Framework roots (listeners.py FRAMEWORK_ROOT) the latest listing found: an asked node that is
+// one is answered from that listing, and no call reaches as deep as one (noteHeavy()).
+let heavyNodes = new Set();
 
 // What the listeners say of `el` in this walk (ask mode records that it was consulted).
 /** @param {Element} el */
@@ -67,7 +70,7 @@ function startAsking(on, all) {
 // the answers can read otherwise than last time.
 const ASK_CHAIN = 3;
 function asked() {
-  if (!asking || !askingRoots) return { serials: [], chains: [], consulted: 0, mutations };
+  if (!asking || !askingRoots) return { serials: [], chains: [], consulted: 0, mutations, heavy: [], reach: [] };
   const consulted = asking;
   askedList = [...consulted.keys(), ...[...askingRoots].filter((n) => !consulted.has(/** @type {Element} */ (n)))];
   /** @param {Node} n */
@@ -79,13 +82,36 @@ function asked() {
   };
   bySerial = new Map();
   const serials = askedList.map(serialOf);
+  // How deep a call on an ancestor may reach without listing a framework root under it.
+  /** @type {Map<Node, number>} */
+  const reachOf = new Map();
+  for (const h of heavyNodes) {
+    if (!h.isConnected) continue;
+    let a = parentOf(h);
+    for (let level = 1; a && level <= ASK_CHAIN; level++, a = parentOf(a)) {
+      reachOf.set(a, Math.min(reachOf.get(a) || level, level));
+    }
+  }
+  const reach = [];
   const chains = askedList.map((n) => {
     const chain = [];
     let a = n.nodeType === 1 ? parentOf(/** @type {Element} */ (n)) : null;
-    for (let k = 0; k < ASK_CHAIN; k++, a = a ? parentOf(a) : null) chain.push(a ? serialOf(a) : 0);
+    for (let k = 0; k < ASK_CHAIN; k++, a = a ? parentOf(a) : null) {
+      chain.push(a ? serialOf(a) : 0);
+      const limit = a ? reachOf.get(a) : undefined;
+      if (a && limit !== undefined) reach.push([serialOf(a), limit]);
+    }
     return chain;
   });
-  return { serials, chains, consulted: consulted.size, mutations };
+  const heavy = askedList.filter((n) => heavyNodes.has(n)).map(serialOf);
+  return { serials, chains, consulted: consulted.size, mutations, heavy, reach };
+}
+
+// The framework roots the latest listing found (core/eyes/listeners.py), for asked().
+/** @param {Element[]} els */
+function noteHeavy(els) {
+  heavyNodes = new Set(els.filter(Boolean));
+  return heavyNodes.size;
 }
 
 // The nodes of the latest asked() with these serials, keyed by serial (core/eyes/listeners.py

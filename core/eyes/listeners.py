@@ -106,6 +106,8 @@ class Handles:
     """Listeners of every type the latest :func:`discover` listed (None: not run yet)."""
     asks: int = 0
     """Nodes the latest walk in ask mode asked about."""
+    jquery_read: int = 0
+    """Elements whose jQuery handlers the latest listing read."""
     jquery: bool = False
     """jQuery's handlers were found in the document: its delegated selectors may sit on any
     ancestor, so asking asks about every ancestor (else only those of elements carrying an
@@ -114,6 +116,8 @@ class Handles:
     """backendNodeId -> objectId in the page's world, in no object group: what asking asks
     CDP about (``getEventListeners`` wraps every listener's function in the group of the
     handle it is given: with a group, three times as slow, and as many objects kept)."""
+    heavy: dict[int, list[JSON]] = field(default_factory=dict)
+    """backendNodeId of a framework root the latest listing found -> its click listeners."""
     settled: dict[int, list[JSON]] = field(default_factory=dict)
     """Serial of a framework root (:data:`FRAMEWORK_ROOT`) -> its click-like listeners, as
     first answered."""
@@ -135,7 +139,12 @@ class Handles:
 
 
 ASK_ABOVE = 2000
-"""A document whose listeners number more than this is read in ask mode (:func:`ask_mode`)."""
+"""A document whose listing costs more than this many listeners' worth is read in ask mode
+(:func:`ask_mode`)."""
+JQUERY_COST = 150
+"""Reading one element's jQuery handlers costs about what this many listeners listed do (a
+chain of property reads, a dozen round trips: jQuery UI's 14 such elements, 35-50 ms a
+digest listed, 8-12 ms asked)."""
 ASK_COST = 12
 """One asked node costs about what this many listed listeners do: a CDP round trip of its
 own (0.1 ms, pipelined) against 8-9 us a listener listed (Jupyter Notebook 7, quiet)."""
@@ -157,12 +166,15 @@ def ask_mode(handles: Handles) -> bool:
     Listing costs in proportion to the document's listeners, wherever they are (Jupyter
     Notebook 7: 7,900, 130 on each React root, most of them hidden: 60-70 ms a digest);
     asking costs in proportion to the elements the walk would list for a handler and the
-    places a handler of theirs could sit (Jupyter: 25 nodes, 5 ms). The first digest of a
-    document lists; afterwards the cheaper of the two by the latest figures, and listing
-    again when asking is no longer the cheaper (which also renews the listener count)."""
-    if handles.listeners is None or handles.listeners <= ASK_ABOVE:
+    places a handler of theirs could sit (Jupyter: 124 nodes in 36 calls, 10-15 ms); listing also reads the
+    jQuery handlers of every element with one (:data:`JQUERY_COST`), asking of those asked
+    about. The first digest of a document lists; afterwards the cheaper of the two by the
+    latest figures, and listing again when asking is no longer the cheaper (which also renews
+    the listener count)."""
+    if handles.listeners is None:
         return False
-    return handles.asks * ASK_COST < handles.listeners
+    listing = handles.listeners + JQUERY_COST * handles.jquery_read
+    return listing > ASK_ABOVE and handles.asks * ASK_COST < listing
 
 
 async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10.0) -> HandlerScan:
@@ -196,12 +208,15 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
         listed = got.get("listeners", [])
         handles.listeners = len(listed)
         handles.answered = None  # our world's verdicts are this listing's from now on
+        if len(listed) > ASK_ABOVE:
+            await _note_heavy(session, handles, listed, timeout)
         nodes, sites = _click_nodes(listed)
         if not nodes:
             return HandlerScan(0, 0, 0, _ms(started))
         chosen = list(nodes.values())[:MAX_NODES]
         probed = await _read_jquery(session, handles, chosen, sites, timeout)
         handles.jquery = handles.jquery or probed > 0
+        handles.jquery_read = probed
         await _hand_over(session, handles, chosen, timeout)
         delegated = sum(len(n.selectors) for n in chosen)
         return HandlerScan(len(nodes), probed, delegated, _ms(started))
@@ -209,6 +224,38 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
         # Plain objects only (jQuery's data); node handles stay (see the module's notes).
         with contextlib.suppress(CDPError):
             await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+
+
+async def _note_heavy(
+    session: CDPSession, handles: Handles, listed: list[JSON], timeout: float
+) -> None:
+    """The framework roots of a listing (:data:`FRAMEWORK_ROOT`), their click listeners kept
+    and the nodes handed to our world (``noteHeavy``): asking then answers them from this
+    listing and never calls through them (Jupyter: 55 roots, 7,200 of its 7,900 listeners)."""
+    per_node: dict[int, list[JSON]] = {}
+    for listener in listed:
+        if backend := listener.get("backendNodeId"):
+            per_node.setdefault(int(backend), []).append(listener)
+    handles.heavy = {
+        backend: [x for x in got if x.get("type") in CLICK_TYPES]
+        for backend, got in per_node.items()
+        if len(got) >= FRAMEWORK_ROOT
+    }
+    resolved = await asyncio.gather(
+        *(_resolve(session, b, handles.context, handles.ours, timeout) for b in handles.heavy)
+    )
+    await session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": (
+                "function (...els) { return globalThis.__handrail.noteHeavy(els); }"
+            ),
+            "executionContextId": handles.context,
+            "arguments": [{"objectId": object_id} for object_id in resolved if object_id],
+            "returnByValue": True,
+        },
+        timeout=timeout,
+    )
 
 
 def _click_nodes(
@@ -255,10 +302,18 @@ async def answer_asks(
         chains = [[int(a) for a in c] for c in asks.get("chains", [])][: len(serials)]
         consulted = frozenset(serials[: int(asks.get("consulted") or 0)])
         handles.asks = len(serials)
-        plan = _plan(handles, serials, chains)
-        missing = [sv for sv in (*serials, *plan.groups) if sv not in handles.backends]
+        missing = [sv for sv in serials if sv not in handles.backends]
         if missing:
             await _describe(session, handles, missing, timeout)
+        for serial in asks.get("heavy", []):
+            backend = handles.backends.get(int(serial))
+            if backend in handles.heavy and int(serial) not in handles.settled:
+                handles.settled[int(serial)] = handles.heavy[backend]
+        reach = {int(a): int(depth) for a, depth in asks.get("reach", [])}
+        plan = _plan(handles, serials, chains, reach)
+        roots = [sv for sv in plan.groups if sv not in handles.backends]
+        if roots:
+            await _describe(session, handles, roots, timeout)
         listed = await _ask(session, handles, set(serials), plan, timeout)
         nodes, sites = _click_nodes(listed)
         chosen = list(nodes.values())[:MAX_NODES]
@@ -295,16 +350,23 @@ class _Plan:
     its children...), deep enough for every asked node under it that chose it."""
     kept: list[int]
     """Serials of framework roots whose kept answer stands."""
+    members: dict[int, list[int]] = field(default_factory=dict)
+    """Serial of a shared ancestor -> the asked nodes its call answers for."""
 
 
-def _plan(handles: Handles, serials: list[int], chains: list[list[int]]) -> _Plan:
+def _plan(
+    handles: Handles, serials: list[int], chains: list[list[int]], reach_of: dict[int, int]
+) -> _Plan:
     """Each asked node is answered by its kept answer, or by a call on the highest of its
     ancestors (up to listeners.js ``ASK_CHAIN`` levels) that another asked node shares (or
     that is asked about itself), or on its own. A call never reaches as deep as a framework
     root known to lie under its node (it would list the root's listeners again)."""
     kept = [sv for sv in serials if sv in handles.settled]
-    # Ancestor -> the deepest call it may take (a call of depth d lists d - 1 levels down).
-    reach: dict[int, int] = dict(handles.crowded)
+    # Ancestor -> the deepest call it may take (a call of depth d lists d - 1 levels down):
+    # what our world knows of the listing's framework roots, and what calls found.
+    reach: dict[int, int] = dict(reach_of)
+    for ancestor, depth in handles.crowded.items():
+        reach[ancestor] = min(reach.get(ancestor, depth), depth)
     for serial, chain in zip(serials, chains, strict=False):
         if serial in handles.settled:
             for level, ancestor in enumerate(chain, start=1):
@@ -327,15 +389,16 @@ def _plan(handles: Handles, serials: list[int], chains: list[list[int]]) -> _Pla
         if serial in cover:
             cover[serial] += 1  # an asked node is answered by a call on itself too
     groups: dict[int, int] = {}
-    grouped: set[int] = set()
+    members: dict[int, list[int]] = {}
     for serial, mine in options.items():
         for level, ancestor in reversed(mine):
             if cover[ancestor] >= 2:
                 groups[ancestor] = max(groups.get(ancestor, 1), level + 1)
-                grouped.add(serial)
+                members.setdefault(ancestor, []).append(serial)
                 break
+    grouped = {sv for group in members.values() for sv in group}
     singles = [sv for sv in options if sv not in grouped and sv not in groups]
-    return _Plan(singles, groups, kept)
+    return _Plan(singles, groups, kept, members)
 
 
 async def _ask(
@@ -345,7 +408,10 @@ async def _ask(
     framework root marks its ancestor crowded (not chosen again), and an asked root's answer
     is kept."""
     listed: list[JSON] = [x for sv in plan.kept for x in handles.settled[sv]]
-    calls = [(sv, 0) for sv in plan.singles] + list(plan.groups.items())
+    groups = {root: depth for root, depth in plan.groups.items() if handles.backends.get(root)}
+    # (An ancestor that could not be described: its nodes are asked about one by one.)
+    lost = [sv for root in plan.groups if root not in groups for sv in plan.members.get(root, ())]
+    calls = [(sv, 0) for sv in (*plan.singles, *lost)] + list(groups.items())
     backends = [handles.backends.get(sv) for sv, _ in calls]
     page_ids = await asyncio.gather(
         *(_resolve(session, b, None, handles.asking, timeout, group=None) for b in backends if b)

@@ -39,6 +39,22 @@ function shortHref(el, topUrl) {
 }
 
 /**
+ * A link's whole http(s) address (at most 2,000 characters), or null.
+ * @param {Element} el
+ * @returns {string | null}
+ */
+function linkUrl(el) {
+  const raw = el.getAttribute("href");
+  if (raw === null) return null;
+  try {
+    const u = new URL(raw, el.baseURI);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.href.length <= 2000 ? u.href : null;
+  } catch (_e) {
+    return null;
+  }
+}
+
+/**
  * @param {URL} u
  * @param {URL} top
  * @returns {string}
@@ -291,6 +307,8 @@ function recordFacts(ws, rec, el, tag, kind) {
   if (tag === "A") {
     const href = shortHref(el, ws.topUrl);
     if (href !== null) a.href = href;
+    // The whole address, for the gate: the line's href is short and cut.
+    rec.link = linkUrl(el);
     if (el.target === "_blank") a.target = "_blank";
   }
   if (rec.focused) a.focused = "";

@@ -145,6 +145,8 @@ class ElementInfo:
     the hands use it with :attr:`local_index` to reach the element through that frame."""
     local_index: int | None = None
     """The element's index in our world inside that frame."""
+    link: str | None = None
+    """A link's whole http(s) address (the line's ``href`` is short and cut), for the gate."""
 
 
 @dataclass(frozen=True)
@@ -438,6 +440,7 @@ def _element(raw: Mapping[str, Any]) -> ElementInfo:
         frame_label=_text(raw, "frameLabel"),
         frame_key=_text(raw, "frameKey"),
         local_index=_number(raw, "localIndex"),
+        link=_text(raw, "link"),
     )
 
 

@@ -272,7 +272,8 @@ class Gate:
             )
         href = element.attrs.get("href")
         if element.tag == "a" and href:
-            absolute = urljoin(snapshot.url, href)
+            # The whole address where the page gave one (the line's href is cut at 80).
+            absolute = element.link or urljoin(snapshot.url, href)
             if absolute.startswith(("http:", "https:")):
                 destination = self._destination(
                     absolute, details=(*details, f"Link to: {absolute}"), what="link"

@@ -66,6 +66,26 @@ async def test_links_read_short_and_resolve_to_where_they_go(
     assert snap.elements[by_name(snap, "Script")].attrs["href"] == "javascript:…"
 
 
+LONG_HOST = "a" * 63 + "." + "b" * 20 + ".example"
+"""A host of 90 characters (a DNS label holds at most 63)."""
+
+
+async def test_the_gate_judges_a_link_by_its_whole_address_not_the_cut_line(
+    tab: Tab, site: FixtureSite, other_site: FixtureSite
+) -> None:
+    snap = await read_links(tab, site, other_site)
+    link = snap.elements[by_name(snap, "Long host")]
+    # The line's href is cut (80 characters): its host is not whole there.
+    assert link.attrs["href"].endswith("…") and LONG_HOST not in link.attrs["href"]
+    assert link.link == f"https://{LONG_HOST}/offers"
+    # A run allowed on that host clicks it (the cut host would have been refused), and one
+    # allowed elsewhere is refused.
+    allowed = Gate(mode="none", allow_domains=[LONG_HOST, "127.0.0.1"])
+    assert allowed.assess(Action("click", {"index": link.index}), snap).refused is None
+    elsewhere = Gate(mode="none", allow_domains=["127.0.0.1"])
+    assert elsewhere.assess(Action("click", {"index": link.index}), snap).refused
+
+
 async def test_a_line_holding_one_element_needs_no_closing_tag(
     tab: Tab, site: FixtureSite, other_site: FixtureSite
 ) -> None:

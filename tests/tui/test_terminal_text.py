@@ -339,6 +339,7 @@ REVIEWED: dict[tuple[str, str], tuple[int, str]] = {
         "our words; the query the person typed, as repr",
     ),
     ("tui/screens/pool_screen.py", "PoolScreen.action_open"): (1, "a toast with a slot number"),
+    ("tui/screens/replay.py", "ReplayScreen._say_which"): (1, "our words and two counts"),
 }
 """Terminal writes with arguments the check cannot see are safe, by file and function: how
 many there are, and why each was judged safe (or what is still to do)."""

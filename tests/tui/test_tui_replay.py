@@ -71,6 +71,10 @@ async def test_torn_last_line_and_junk_lines_are_rows_not_crashes(tmp_path: Path
         assert app.is_running
 
 
+def notices(app: ReplayApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
 async def test_search_and_jumps(tmp_path: Path) -> None:
     driver = UiTestDriver()
     log = await write_driver_log(tmp_path / "run.jsonl", driver)
@@ -84,8 +88,18 @@ async def test_search_and_jumps(tmp_path: Path) -> None:
         await pilot.press(*"search trains", "enter")
         entry = screen.rows.entries[screen.timeline.cursor]
         assert entry.kind == "round" and entry.round == 2
-        await pilot.press("n")  # only one match: stays
+        assert notices(app)[-1] == "match 1/1"
+        await pilot.press("n")  # only one match: stays, and says it went round
         assert screen.rows.entries[screen.timeline.cursor].round == 2
+        assert notices(app)[-1] == "match 1/1, from the top again"
+        # A word in every round: which of how many, forwards and back, round the ends.
+        await pilot.press("slash", *"params", "enter")  # from round 2
+        assert notices(app)[-1] == "match 3/3"
+        await pilot.press("n")
+        assert notices(app)[-1] == "match 1/3, from the top again"
+        assert screen.rows.entries[screen.timeline.cursor].round == 1
+        await pilot.press("N")
+        assert notices(app)[-1] == "match 3/3, from the bottom again"
         screen.select_row(0)
         await pilot.press("a")  # next approval by the person
         assert screen.rows.entries[screen.timeline.cursor].round == 1

@@ -567,7 +567,17 @@ class ReplayScreen(RoundsScreen):
 
     # --- finding -------------------------------------------------------------------------
 
-    def _find(self, matches: Callable[[ReplayEntry], bool], direction: int, what: str) -> None:
+    def _find(
+        self,
+        matches: Callable[[ReplayEntry], bool],
+        direction: int,
+        what: str,
+        *,
+        counted: bool = False,
+    ) -> None:
+        """Select the next row ``matches`` holds for, ``direction`` 1 or -1, round the end.
+        ``counted``: say which match it is of how many ("match 3/17"), as a search does, and
+        when the search went round the end."""
         entries = self.rows.entries
         if not entries:
             return
@@ -579,8 +589,21 @@ class ReplayScreen(RoundsScreen):
             i = (start + direction * step) % count
             if matches(entries[i]):
                 self.select_row(i)
+                if counted:
+                    self._say_which(
+                        matches, i, wrapped=(i <= start) if direction > 0 else (i >= start)
+                    )
                 return
         self.app.notify(f"No {what} in the log{'' if self.scan_done else ' so far'}.", markup=False)
+
+    def _say_which(self, matches: Callable[[ReplayEntry], bool], at: int, *, wrapped: bool) -> None:
+        found = [k for k, entry in enumerate(self.rows.entries) if matches(entry)]
+        where = f"match {found.index(at) + 1}/{len(found)}"
+        if not self.scan_done:
+            where += " so far"
+        if wrapped:
+            where += ", from the top again" if at == found[0] else ", from the bottom again"
+        self.app.notify(where, markup=False, timeout=2)
 
     def action_jump(self, tag: str, direction: int) -> None:
         names = {"approval": "approval", "denial": "denial", "error": "error", "pause": "pause"}
@@ -588,7 +611,9 @@ class ReplayScreen(RoundsScreen):
 
     def action_search(self) -> None:
         self.add_class("-searching")
-        self.query_one("#search-bar", Input).focus()
+        bar = self.query_one("#search-bar", Input)
+        bar.value = ""  # a new search (n and N go on with the last one)
+        bar.focus()
 
     def action_close_search(self) -> None:
         if self.has_class("-searching"):
@@ -600,7 +625,9 @@ class ReplayScreen(RoundsScreen):
             self.action_search()
             return
         needle = self.query_text.lower()
-        self._find(lambda e: needle in e.search, direction, f"match for {self.query_text!r}")
+        self._find(
+            lambda e: needle in e.search, direction, f"match for {self.query_text!r}", counted=True
+        )
 
     @on(Input.Submitted, "#search-bar")
     def _search_submitted(self, event: Input.Submitted) -> None:

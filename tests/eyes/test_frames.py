@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from core.browser.browser import Browser, Tab
-from core.eyes.snapshot import Snapshot, SnapshotOptions, follow_frames, take_snapshot
+from core.eyes.snapshot import Snapshot, SnapshotOptions, take_snapshot
 from core.hands import Page, TargetExpectation
 from core.hands.tab_watch import STATE_KEY, TabWatch
 from core.run.events import HumanRequest, HumanResponse, ModelReplied
@@ -26,26 +26,17 @@ from tests.conftest import launch_browser
 from tests.helpers import index_of, load, page_eval
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.hostile import Person, click, run_hostile
-from tests.helpers.loopback import own_browser, second_site, third_site  # noqa: F401
+from tests.helpers.loopback import (  # noqa: F401
+    eyes_browser,
+    oop_tab,
+    own_browser,
+    second_site,
+    third_site,
+)
 from tests.helpers.site_server import FixtureSite
 
 # End to end: whole actions or runs against real Chromium (the fast loop skips them).
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-async def eyes_browser(own_browser: Browser) -> Browser:
-    """A browser of this module's own whose tabs' out-of-process frames the eyes follow."""
-    await follow_frames(own_browser)
-    return own_browser
-
-
-@pytest.fixture
-async def oop_tab(eyes_browser: Browser) -> AsyncIterator[Tab]:
-    tab = await eyes_browser.new_tab()
-    yield tab
-    if not tab.closed:
-        await eyes_browser.close_tab(tab)
 
 
 def host_page(site: FixtureSite, frame_url: str, name: str) -> str:

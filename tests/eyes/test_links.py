@@ -12,20 +12,24 @@ Real headless Chromium against tests/site/snapshot/links/ and tests/site/frames/
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from urllib.parse import quote, urljoin
 
 import pytest
 
 from core.actions import Action
 from core.browser.browser import Browser, Tab
-from core.eyes.snapshot import PageSignals, Snapshot, follow_frames, take_snapshot
+from core.eyes.snapshot import PageSignals, Snapshot, take_snapshot
 from core.guard.policy import Gate
 from core.hands import Page
 from core.rerun.match import read_digest
 from core.run.checkpoint import resolved_navigation
 from tests.helpers import load
-from tests.helpers.loopback import own_browser, second_site  # noqa: F401
+from tests.helpers.loopback import (  # noqa: F401
+    eyes_browser,
+    oop_tab,
+    own_browser,
+    second_site,
+)
 from tests.helpers.site_server import FixtureSite
 
 
@@ -149,24 +153,10 @@ def test_navigate_to_a_link_as_printed_goes_where_the_link_goes() -> None:
 # -- links in a cross-origin frame -------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-async def eyes_browser(own_browser: Browser) -> Browser:  # noqa: F811
-    await follow_frames(own_browser)
-    return own_browser
-
-
-@pytest.fixture
-async def oop_tab(eyes_browser: Browser) -> AsyncIterator[Tab]:
-    tab = await eyes_browser.new_tab()
-    yield tab
-    if not tab.closed:
-        await eyes_browser.close_tab(tab)
-
-
 @pytest.mark.parametrize("which", ["in process", "out of process"])
 async def test_a_link_in_a_cross_origin_frame_reads_and_is_judged_as_the_frames_host(
     tab: Tab,
-    oop_tab: Tab,
+    oop_tab: Tab,  # noqa: F811
     site: FixtureSite,
     other_site: FixtureSite,
     second_site: FixtureSite,  # noqa: F811

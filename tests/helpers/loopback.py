@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from core.browser.browser import Browser
+from core.browser.browser import Browser, Tab
+from core.eyes.snapshot import follow_frames
 from tests.conftest import launch_browser
 from tests.helpers.site_server import FixtureSite
 
@@ -42,3 +43,19 @@ async def own_browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator
     browser = await launch_browser(profile)
     yield browser
     await browser.close()
+
+
+@pytest.fixture(scope="module")
+async def eyes_browser(own_browser: Browser) -> Browser:
+    """A browser of the module's own whose tabs' out-of-process frames the eyes follow."""
+    await follow_frames(own_browser)
+    return own_browser
+
+
+@pytest.fixture
+async def oop_tab(eyes_browser: Browser) -> AsyncIterator[Tab]:
+    """A tab of :func:`eyes_browser`, closed after the test."""
+    tab = await eyes_browser.new_tab()
+    yield tab
+    if not tab.closed:
+        await eyes_browser.close_tab(tab)

@@ -582,8 +582,12 @@ def test_demo_site_only_serves_the_site_until_ctrl_c(tmp_path: Path) -> None:
         assert url, line
         with urllib.request.urlopen(url.group(0) + "api/state", timeout=10) as answer:
             assert json.loads(answer.read())["bookings"] == []
+        # Ctrl-C pressed twice, as an impatient person does: still a clean stop.
+        proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=20) == 0
+        assert proc.stderr is not None
+        assert "Traceback" not in proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()

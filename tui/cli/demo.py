@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
-import threading
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -69,18 +69,23 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
 
 def serve_site_only(port: int) -> int:
     """``handrail demo --site-only``: serve the booking site, print its URL, run until
-    Ctrl-C (then exit 0). A recorded demo run can be repeated against it with
-    ``handrail rerun LOG --rebase URL``."""
+    Ctrl-C, SIGTERM or a closed terminal (then exit 0). A recorded demo run can be repeated
+    against it with ``handrail rerun LOG --rebase URL``.
+
+    The ending signals are blocked before the server thread starts (so it inherits the
+    mask) and then waited for: however early or late one arrives, and however many, it
+    is taken here, never raised as KeyboardInterrupt in the middle of the start or stop.
+    """
+    ending = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    signal.pthread_sigmask(signal.SIG_BLOCK, ending)
     try:
         site = start_demo_site(port=port)
     except OSError as exc:
         print(f"handrail demo: cannot serve on port {port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        # Inside the try: once the URL is out, Ctrl-C may come before the next line runs.
         print(f"Rail & Co is at {site.url} (Ctrl-C to stop)", flush=True)
-        threading.Event().wait()
-    except KeyboardInterrupt:
+        signal.sigwait(ending)
         print("\nhandrail demo: the site stopped", file=sys.stderr)
     finally:
         site.stop()

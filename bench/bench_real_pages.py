@@ -220,9 +220,23 @@ SHOWN_JS = r"""function (...els) {
     for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
     return false;
   };
+  // Inside a box that clips it away (the visually-hidden pattern: a 1px box with overflow
+  // hidden, clip-path inset(50%), clip rect(0 0 0 0)), as Tom Select keeps the <select> it
+  // replaced: there for a screen reader, not shown to a person.
+  const clippedAway = (el) => {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || n.getRootNode().host) {
+      const cs = getComputedStyle(n);
+      const r = n.getBoundingClientRect();
+      if (cs.overflow !== "visible" && (r.width < 2 || r.height < 2)) return true;
+      if (/inset\(50%/.test(cs.clipPath)) return true;
+      if (/^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/.test(cs.clip)) return true;
+    }
+    return false;
+  };
   return els.map((el) => {
     if (!el || el.nodeType !== 1) return false;
     if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+    if (clippedAway(el)) return false;
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) return false;
     const x = r.left + r.width / 2, y = r.top + r.height / 2;

@@ -90,7 +90,7 @@ function accessibleName(el, kind, content) {
     content = contentText(el);
   }
   // A glyph a person reads by its tooltip ("‹" titled "Previous page", "×" titled "Close").
-  if (!name && content && !(GLYPHS_ONLY.test(content) && clean(el.title || ""))) name = content;
+  if (!name && content && !(GLYPHS_ONLY.test(content) && clean(el.title || ""))) name = drawnAround(el, content);
   if (!name && (el.getAttribute("placeholder") || "")) name = clean(el.getAttribute("placeholder"));
   if (!name && el.title) name = clean(el.title);
   if (!name && kind === "container") name = clean((el.textContent || "").slice(0, 200));
@@ -144,6 +144,30 @@ function cssText(el) {
     if (m && /[A-Za-z]{2}/.test(m[1])) return clean(m[1]);
   }
   return "";
+}
+
+// A name from content carries what the element's own ::before and ::after draw, as Chrome's
+// does (Django's disclosure arrow: "↓ By confirmed"): the quoted strings and attr() values
+// of `content`, or its alternative text after "/"; an icon font's private-use code means
+// nothing outside its font and is left out. Only the element's own pseudo-elements: two
+// style reads per named control, not two per node inside it.
+const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{10FFFF}]/gu;
+function drawnAround(el, content) {
+  const view = el.ownerDocument.defaultView;
+  if (!view) return content;
+  const drawn = (pseudo) => {
+    const raw = view.getComputedStyle(el, pseudo).content || "";
+    // (A counter's number is not read: a list's "3." says nothing a name needs.)
+    if (raw === "none" || raw === "normal" || raw === "" || raw.includes("counter")) return "";
+    const alt = /\/\s*((?:"(?:[^"\\]|\\.)*"\s*)+)$/.exec(raw);
+    const source = alt ? alt[1] : raw;
+    let out = "";
+    for (const m of source.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g)) {
+      out += m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : el.getAttribute(m[2]) || "";
+    }
+    return clean(out.replace(PRIVATE_USE, ""));
+  };
+  return clean(`${drawn("::before")} ${content} ${drawn("::after")}`);
 }
 
 function iconHint(el) {

@@ -412,7 +412,9 @@ function visit(ws, el, c) {
   if (tag === "title" && el.namespaceURI === SVG_NS) return svgTitle(ws, el, c);
   const st = c.view.getComputedStyle(el);
   const display = st.display;
-  if (hiddenByStyle(el, st, display) && !headerIcon(el, st, display)) return hiddenScan(ws, el);
+  if (hiddenByStyle(el, st, display) && !headerIcon(el, st, display) && !stepperArrow(el, st, display)) {
+    return hiddenScan(ws, el);
+  }
   if (tag === "SLOT") return visitSlot(ws, el, st, c);
   const isRoot = el === c.doc.body || el === c.doc.documentElement;
   const pos = st.position;

@@ -173,3 +173,32 @@ function rangeText(range) {
   if (min !== "" && max !== "") return `${value} of ${min}–${max}`;
   return max !== "" ? `${value} of ${max}` : value;
 }
+
+/**
+ * A spin button's arrows, hidden from assistive technology because the spin button takes
+ * the same steps from its keys (jQuery UI's spinner: `<a role=button aria-hidden=true>` on
+ * either side of its `role=spinbutton` input); a person sees and clicks them. Such an arrow,
+ * drawn, beside a spin button that is not hidden, is read as a control.
+ * @param {Element} el
+ * @param {CSSStyleDeclaration} st
+ * @param {string} display
+ */
+function stepperArrow(el, st, display) {
+  if (display === "none" || st.opacity === "0" || el.hasAttribute("inert")) return false;
+  if (el.getAttribute("aria-hidden") !== "true") return false;
+  if (el.tagName !== "BUTTON" && (el.getAttribute("role") || "").trim() !== "button") return false;
+  // The parent may be a form whose fields shadow its members: read it through the prototypes.
+  const parent = parentOf(el);
+  if (!parent || closestOf(parent, "[aria-hidden=true], [inert]")) return false;
+  let spin = false;
+  for (let n = firstChildOf(parent); n && !spin; n = nextSiblingOf(n)) {
+    if (nodeTypeOf(n) !== 1 || n === el) continue;
+    const e = /** @type {Element} */ (n);
+    const role = (GET_ATTRIBUTE.call(e, "role") || "").trim();
+    const number = e instanceof HTMLInputElement && GET_ATTRIBUTE.call(e, "type") === "number";
+    spin = (role === "spinbutton" || number) && GET_ATTRIBUTE.call(e, "aria-hidden") !== "true";
+  }
+  if (!spin) return false;
+  const r = rectOf(el);
+  return r.width >= 4 && r.height >= 4;
+}

@@ -351,3 +351,18 @@ async def test_listeners_a_person_cannot_use_list_nothing(page: Page, site: Fixt
     assert shown == {"Previous page", "Next page", "Red", "Blue", "Alpha", "Beta"}
     assert "Hidden action" not in snap.text
     assert "\nInert action" in snap.text
+
+
+async def test_a_spin_buttons_hidden_arrows_are_listed_and_step_it(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/stepper-arrows.html")
+    assert "Decoy" not in snap.text, snap.text
+    more = index_named(snap, "More")  # a glyph read by its tooltip
+    fewer = index_named(snap, "Fewer")
+    assert fewer < index_named(snap, "Guests") < more, snap.text
+    for index in (more, more, fewer):
+        result = await page.click(index)
+        assert result.ok, result.message
+        snap, _ = await page.observe()
+    assert await page_eval(tab, "document.getElementById('guests').value") == "3"

@@ -338,6 +338,23 @@ async def test_jquery_ui_spinner_steps_up_with_the_arrow_keys(
     assert named(snap, "Quantity").attrs.get("value") == "3"  # class 7: the value read
 
 
+async def test_jquery_ui_spinner_steps_up_with_its_arrow(
+    page: Page, tab: Tab, site: FixtureSite
+) -> None:
+    # The arrows are aria-hidden (the spin button's keys do the same), yet a person sees and
+    # clicks them: each is a line of its own after the spin button, and clicking works.
+    snap = await open_page(page, site, JQUERY_UI)
+    spin = index_of(snap, "Quantity")
+    arrows = [i for i in sorted(snap.elements) if i > spin][:2]
+    assert [snap.elements[i].role for i in arrows] == ["button", "button"], snap.text
+    up = arrows[0]
+    for _ in range(2):
+        snap = await look(page)
+        result = await page.click(up, expect=approved(snap, up))
+        assert result.ok, result.message
+    await settles(tab, "$('#quantity').spinner('value')", 3)
+
+
 async def test_jquery_ui_spinner_reads_what_was_typed_into_it(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:

@@ -35,28 +35,32 @@ by the tests' own starters (tests/apps/servers.py); Jupyter Notebook 7 (tree, a 
 and a Gradio Blocks app, started here (bench/real_apps.py); every
 ``tests/site/gallery/*.html`` that exists when it runs.
 
-Figures on 2026-12-06 22:43 UTC, the machine otherwise idle (load average 6 falling from a
-test run), 5 calls each, the tools in turn, median, ms and o200k tokens:
+Figures on 2026-12-07 01:40 UTC, the machine otherwise idle (load average 1.4), 5 calls
+each, the tools in turn, median, ms and o200k tokens:
 
     page                 handrail        Playwright ai    browser-use
-    Django changelist    25    1,058      29    2,808      89    1,531
-    Django change form   34      735      31    1,902     118    1,033
-    Datasette table      27      904      30    2,526     108    1,234
-    Datasette row        12      113      12      440      36      163
-    Datasette query      10      304      13      814      37      395
-    Jupyter tree         34      280      40      870     202      981
-    Jupyter notebook     49      509      51    1,184     241    1,744
-    Gradio Blocks        17      219      16      648      68      481
-    real apps, sum      208    4,122     223   11,192     899    7,562
-    25 pages, sum       411    5,574     410   14,574   1,470   10,832
+    Django changelist    19    1,059      22    2,808      53    1,531
+    Django change form   18      735      18    1,902      65    1,033
+    Datasette table      17      904      21    2,526      72    1,234
+    Datasette row         6      113       7      440      19      163
+    Datasette query       8      304      10      814      28      395
+    Jupyter tree         31      280      32      870     140      981
+    Jupyter notebook     44      590      42    1,421     168    2,244
+    Gradio Blocks        10      219      10      648      47      481
+    real apps, sum      152    4,204     162   11,429     592    8,062
+    25 pages, sum       323    5,682     334   14,811   1,090   11,332
 
-Tokens 0.51x browser-use's (0.50x in the runs before, on a notebook that had drawn every
-output: browser-use's text of it varies by 500 tokens with the kernel's state); 263/265
-visible controls addressable (jQuery UI's two), 4 of 261 names from Chrome's tree missing
-(Django's "↓ By confirmed", CSS generated content; Tom Select's 3). Single pages of a few ms
-differ by 1-3 ms either way from run to run. Before the ask mode (the notebook, min/median of
-8 digests at load 23): listing every listener 247/546 ms, Playwright 83/162; Jupyter Notebook
-7 carries 7,900 listeners, 7,200 of them on 55 React roots (131 each).
+Tokens 0.50x browser-use's (5,682 against 11,332: 0.501, on the line; browser-use's text of
+the notebook varies by 500 tokens with the kernel's state); 219/219 visible controls
+addressable; none of Chrome's 218 names missing (the check counts nothing a clipping 1px box
+hides: Tom Select's replaced <select> is there for a screen reader, not shown). Slower than
+Playwright: jQuery UI's gallery page (21 against 8: reading jQuery's delegated handlers is
+seven property reads in turn), and gallery pages of 4-11 ms by 1-5 ms, which move either way
+from run to run. On Jupyter the closed-root audit (DOM.performSearch over the whole tree,
+30 ms) is the longest of the three parts that run side by side. Before the ask mode (the
+notebook, min/median of 8 digests at load 23): listing every listener 247/546 ms,
+Playwright 83/162; Jupyter Notebook 7 carries 7,900 listeners, 7,200 of them on 55 React
+roots (131 each).
 """
 
 from __future__ import annotations

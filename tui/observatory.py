@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits
 from textual.screen import Screen
+from textual.theme import ThemeProvider
 
 from core.visible import visible
 from tui.config import default_config_dir, load_config, save_theme
@@ -32,6 +34,30 @@ if TYPE_CHECKING:
     from tui.screens.help_screen import HelpSection
 
 PaletteCommand = tuple[str, str, Callable[[], object]]
+
+
+class MarkedThemes(ThemeProvider):
+    """The themes, the one in use first and marked "(current)", so the person sees where
+    they are before they move."""
+
+    async def discover(self) -> Hits:
+        current = self.app.theme
+        commands = sorted(self.commands, key=lambda command: command[0] != current)
+        for name, callback in commands:
+            if name == current:
+                yield DiscoveryHit(f"{name} (current)", callback, text=name, help="in use now")
+            else:
+                yield DiscoveryHit(name, callback, text=name)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        current = self.app.theme
+        for name, callback in self.commands:
+            if (match := matcher.match(name)) > 0:
+                shown = matcher.highlight(name)
+                if name == current:
+                    shown.append(" (current)")
+                yield Hit(match, shown, callback, text=name)
 
 
 class ObservatoryApp(App[int]):
@@ -157,6 +183,10 @@ class ObservatoryApp(App[int]):
             )
 
     # --- commands ------------------------------------------------------------------------
+
+    def action_change_theme(self) -> None:
+        """``t``: the theme picker, the current theme marked."""
+        self.push_screen(CommandPalette(providers=[MarkedThemes], placeholder="Search for themes…"))
 
     def action_help(self) -> None:
         from tui.screens.help_screen import HelpScreen  # not on the way to the first frame

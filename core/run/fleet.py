@@ -2,7 +2,7 @@
 
 The file holds defaults at the top and one ``[[task]]`` table per run::
 
-    model = "anthropic:claude-sonnet-4-5"
+    model = "anthropic:claude-sonnet-5-5"
     approve = "ask"
     allow_domain = ["shop.example"]
 

@@ -95,3 +95,17 @@ def test_a_closed_terminal_leaves_nobody_to_approve() -> None:
     asker = ConsoleSupervisor(interactive=True, inp=io.StringIO(""), out=io.StringIO())
     with pytest.raises(NoSupervisor, match="terminal closed"):
         asyncio.run(asker.approve(_request()))
+
+
+def test_fleet_help_shows_the_model_every_other_command_defaults_to(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from core.model.spec import DEFAULT_SPEC
+
+    with pytest.raises(SystemExit):
+        dispatch(["fleet", "--help"])
+    shown = capsys.readouterr().out
+    assert f'model = "{DEFAULT_SPEC}"' in shown, shown
+    # The comments of the example still line up.
+    columns = {line.index("#") for line in shown.splitlines() if " # " in line and "=" in line}
+    assert len(columns) == 1, shown

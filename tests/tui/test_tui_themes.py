@@ -109,3 +109,22 @@ def test_save_theme_replaces_only_the_top_level_key(tmp_path: Path) -> None:
     save_theme(tmp_path, "light")
     save_theme(tmp_path, "dark")
     assert (tmp_path / "config.toml").read_text() == 'theme = "dark"\n'
+
+
+async def test_the_theme_picker_shows_the_current_theme_first_and_marked(tmp_path: Path) -> None:
+    from textual.command import CommandList, CommandPalette
+
+    driver = UiTestDriver(rounds=[], hold=True)
+    app = HandrailApp(
+        driver, theme="high-contrast", config_dir=tmp_path, clock=still_clock, persist_theme=False
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        await pilot.press("t")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        listed = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: listed.option_count > 1)
+        shown = [str(listed.get_option_at_index(k).prompt) for k in range(listed.option_count)]
+        assert "high-contrast (current)" in shown[0], shown
+        assert not any("(current)" in line for line in shown[1:]), shown
+        await pilot.press("escape")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.browser.display import NO_DISPLAY, has_display
+from core.model.spec import DEFAULT_SPEC
 from core.visible import visible
 from tui.exit_codes import EXIT_USAGE
 
@@ -134,9 +135,9 @@ def _add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     fleet.add_argument("--theme", metavar="NAME", help="colour theme")
 
 
-FLEET_EPILOG = """\
+FLEET_EPILOG = f"""\
 TASKS.toml:
-  model = "anthropic:claude-sonnet-4-5"     # defaults for every task
+  model = "{DEFAULT_SPEC}"{" " * max(1, 32 - len(DEFAULT_SPEC))}# defaults for every task
   approve = "ask"                           # ask, risky or none
   allow_domain = ["shop.example"]
 

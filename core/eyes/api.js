@@ -11,6 +11,9 @@ function snapshot(opts) {
   if (opts.retake) seenUpTo = seenBefore;
   else seenBefore = seenUpTo;
   startAsking(Boolean(opts.ask), Boolean(opts.askAllRoots));
+  // The listing handed last time, while core/eyes/listeners.py reads the new one (it takes
+  // the walk again when that differs).
+  if (opts.reuse && !opts.ask) handlers = verdicts;
   const w = walk(opts);
   // What the walk asked about comes with it (listeners.js asked()): no round trip of its own.
   const asks = opts.ask ? asked() : undefined;

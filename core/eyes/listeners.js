@@ -5,8 +5,9 @@
 // invisible to the page (the script runs in our isolated world).
 // core/eyes/listeners.py asks CDP which elements hold click-like listeners (and, for jQuery, the
 // selectors of the handlers they delegate) and calls noteHandlers() just before a walk; the
-// walk lists those a person can see and click, then forgets them (listeners come and go
-// without a DOM change, so nothing is kept from one digest to the next).
+// walk lists those a person can see and click. Listeners come and go without a DOM change, so
+// every digest lists them again; its walk goes out at once with the latest listing (kept in
+// `verdicts`, api.js `reuse`) and is taken again when the new listing differs.
 let handlers = null; // Map(Element -> "direct" | "delegated" | "root") for the coming walk, or null
 // Ask mode (a page with thousands of listeners, where listing them all costs more than the
 // walk: Jupyter's React roots carry 130 each): the walk records the elements whose verdict it

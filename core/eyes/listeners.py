@@ -81,7 +81,9 @@ class HandlerScan:
     """Asking (:func:`answer_asks`): the nodes asked about; None when every listener was
     listed (:func:`discover`)."""
     retake: bool = False
-    """Asking: an answer changed what the walk read, so the walk was taken again."""
+    """Asking: an answer changed what the walk read, so the walk was taken again. Listing
+    with ``reuse`` (:func:`discover`): the listing differed from the one the walk reused, so
+    it was handed over and the walk is taken again."""
 
 
 @dataclass
@@ -118,6 +120,10 @@ class Handles:
     handle it is given: with a group, three times as slow, and as many objects kept)."""
     heavy: dict[int, list[JSON]] = field(default_factory=dict)
     """backendNodeId of a framework root the latest listing found -> its click listeners."""
+    handed: tuple[tuple[int, bool, tuple[str, ...]], ...] | None = None
+    """What the latest listing handed to our world (node, direct, delegated selectors), which
+    keeps it: a walk may reuse it while the next listing is read, and is taken again only
+    when that listing differs (None: nothing handed yet in this document)."""
     settled: dict[int, list[JSON]] = field(default_factory=dict)
     """Serial of a framework root (:data:`FRAMEWORK_ROOT`) -> its click-like listeners, as
     first answered."""
@@ -177,12 +183,15 @@ def ask_mode(handles: Handles) -> bool:
     return listing > ASK_ABOVE and handles.asks * ASK_COST < listing
 
 
-async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10.0) -> HandlerScan:
+async def discover(
+    session: CDPSession, handles: Handles, *, timeout: float = 10.0, reused: bool = False
+) -> HandlerScan:
     """Find the elements of the session's top document (same-origin frames and shadow roots
     included) that hold click-like listeners, and hand them to our world in
-    ``handles.context``, where the next walk uses them (and forgets them after). Pass the
-    same ``handles`` for every digest of a document. Raises ``core.cdp`` errors when the tab
-    does not answer."""
+    ``handles.context``, where the next walk uses them. Pass the same ``handles`` for every
+    digest of a document. ``reused``: a walk is already under way with the listing handed
+    last time (``handles.handed``); the new listing is handed over only when it differs, and
+    then the scan says ``retake``. Raises ``core.cdp`` errors when the tab does not answer."""
     started = time.perf_counter()
     if handles.document is None:
         # The page's world: `document` there is unforgeable (no page code runs to read it),
@@ -211,15 +220,17 @@ async def discover(session: CDPSession, handles: Handles, *, timeout: float = 10
         if len(listed) > ASK_ABOVE:
             await _note_heavy(session, handles, listed, timeout)
         nodes, sites = _click_nodes(listed)
-        if not nodes:
-            return HandlerScan(0, 0, 0, _ms(started))
         chosen = list(nodes.values())[:MAX_NODES]
-        probed = await _read_jquery(session, handles, chosen, sites, timeout)
+        probed = await _read_jquery(session, handles, chosen, sites, timeout) if chosen else 0
         handles.jquery = handles.jquery or probed > 0
         handles.jquery_read = probed
-        await _hand_over(session, handles, chosen, timeout)
+        handed = tuple((n.backend, n.direct, tuple(n.selectors)) for n in chosen)
+        same = handed == handles.handed
+        if not same:
+            await _hand_over(session, handles, chosen, timeout)
+            handles.handed = handed
         delegated = sum(len(n.selectors) for n in chosen)
-        return HandlerScan(len(nodes), probed, delegated, _ms(started))
+        return HandlerScan(len(nodes), probed, delegated, _ms(started), retake=reused and not same)
     finally:
         # Plain objects only (jQuery's data); node handles stay (see the module's notes).
         with contextlib.suppress(CDPError):
@@ -332,6 +343,7 @@ async def answer_asks(
             noted = await _call_ours(session, handles, "noteAsked(specs)", (specs,), timeout)
             changed = bool(noted.get("changed"))
             handles.answered, handles.consulted = answered, consulted
+            handles.handed = None  # our world's verdicts are these answers, not a listing's
         delegated = sum(len(n.selectors) for n in chosen)
         return HandlerScan(len(nodes), probed, delegated, _ms(started), len(serials), changed)
     finally:
@@ -629,12 +641,10 @@ async def _jquery_handlers(
         if events_id is None:
             continue
         events = await _props(session, events_id, timeout)
+        lists = [i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None]
         handlers: list[str] = []
-        for kind in CLICK_TYPES:
-            list_id = _object(events.get(kind))
-            if list_id is not None:
-                items = await _props(session, list_id, timeout)
-                handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
+        for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists)):
+            handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
         if not handlers:
             continue
         objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers))
@@ -672,12 +682,14 @@ async def tab_handles(tab: Tab, timeout: float, out: list[Any]) -> Handles | Non
     return handles
 
 
-async def list_every_listener(tab: Tab, handles: Handles, timeout: float, out: list[Any]) -> None:
+async def list_every_listener(
+    tab: Tab, handles: Handles, timeout: float, out: list[Any], *, reused: bool = False
+) -> None:
     """Listener discovery for the coming walk (:func:`discover`); its figures, or why it
     failed, into ``out``. Never raises for its own sake: the walk then relies on its
     heuristics alone, and the stats say so."""
     try:
-        out.append(asdict(await discover(tab.session, handles, timeout=timeout)))
+        out.append(asdict(await discover(tab.session, handles, timeout=timeout, reused=reused)))
     except CDPError as exc:
         out.append(f"failed: {first_line(exc)}")
 

@@ -781,13 +781,27 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     js_opts["ask"] = asking
     js_opts["askAllRoots"] = asking and handles is not None and handles.jquery
     walk = f"globalThis.__handrail.snapshot({json.dumps(js_opts)})"
-    if handles is not None and not asking:
-        # Every listener listed first: the walk uses them.
+    if handles is not None and not asking and handles.handed is None:
+        # The document's first listing: every listener listed first, the walk uses them.
         await asyncio.gather(
             audits.run(tab.session), list_every_listener(tab, handles, opts.timeout, handlers)
         )
         raw = await world_eval(tab, walk, timeout=opts.timeout)
         retake = False
+    elif handles is not None and not asking:
+        # Later listings: the walk goes out at once with the listing handed last time, beside
+        # the new listing and the audit, and is taken again only when the listing differs
+        # (listeners come and go without a DOM change: each digest still lists them).
+        reuse = f"globalThis.__handrail.snapshot({json.dumps({**js_opts, 'reuse': True})})"
+        _, _, raw = await asyncio.gather(
+            audits.run(tab.session),
+            list_every_listener(tab, handles, opts.timeout, handlers, reused=True),
+            world_eval(tab, reuse, timeout=opts.timeout),
+        )
+        scan = handlers[-1] if handlers else None
+        retake = audits.adopted(tab.session) or (
+            not isinstance(scan, dict) or bool(scan.get("retake"))
+        )
     else:
         # The walk goes out with the closed-root audit (their round trips overlap), and is
         # taken again in the rare digest where the audit hands our world a new closed root.

@@ -185,7 +185,7 @@ const MAX_DEPTH = 400;
  * CDP).
  * @typedef {{margin?: number, maxLine?: number, includeText?: boolean, maxChars?: number,
  *   frame?: FrameGeometry, ask?: boolean, askAllRoots?: boolean, retake?: boolean,
- *   topUrl?: string}} WalkOptions
+ *   reuse?: boolean, topUrl?: string}} WalkOptions
  */
 
 // The page as lines in reading order: {s, el (element record | null), dist, above}, plus

@@ -86,10 +86,26 @@ async def test_delegated_and_own_targets_are_found_by_asking(
     assert set(names(snap)) == {"Previous page", "Next page", "Red", "Blue", "Alpha", "Beta"}
 
 
+@pytest.fixture(params=["asking", "listing"])
+def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Asking (as :func:`always_ask`), or listing every listener on every digest, whose walk
+    goes out with the previous listing and is taken again when the new one differs."""
+    listing = request.param == "listing"
+    monkeypatch.setattr(listeners, "ASK_ABOVE", 10**9 if listing else -1)
+    monkeypatch.setattr(listeners, "ASK_COST", 0)
+    return str(request.param)
+
+
 async def test_a_handler_added_since_the_last_digest_shows_in_the_next(
-    always_ask: None, tab: Tab, site: FixtureSite
+    mode: str, tab: Tab, site: FixtureSite
 ) -> None:
-    _, snap = await read(tab, site, "/widgets/eyes/framework-roots.html")
+    if mode == "asking":
+        _, snap = await read(tab, site, "/widgets/eyes/framework-roots.html")
+    else:
+        await load(tab, site.url("/widgets/eyes/framework-roots.html"))
+        await take_snapshot(tab)
+        snap = await take_snapshot(tab)  # with the listing handed before: nothing to retake
+        assert scan(snap)["asked"] is None and scan(snap)["retake"] is False
     assert "Plain words" not in names(snap)
     # A listener bound to an element already there (no DOM change at all).
     await page_eval(

@@ -83,6 +83,11 @@ class RoundView:
     source_round: int | None = None
     recorded: RecordedView | None = None
     """A rerun's round: the recorded round it stands for, shown beside the live one."""
+    asked_at: float | None = None
+    """Live: the app's clock when the model was asked (the round's observation went out),
+    for the time it has been thinking; None in replay."""
+    model_ms: float | None = None
+    """How long the model took to answer (the request, as core measured it)."""
 
     def meaning(self) -> Meaning:
         """The round's outcome in the words the colours use."""
@@ -161,6 +166,7 @@ class RunView:
                 view = self.round(event.round)
                 view.model_output = list(event.output)
                 view.usage = dict(event.usage)
+                view.model_ms = event.duration_ms or None
                 if event.origin is not None:
                     view.decided_by = event.origin.decided_by
                     view.source_round = event.origin.source_round
@@ -258,6 +264,7 @@ def round_view(
         approval=record.approval,
         result=record.result,
         duration_ms=record.duration_ms,
+        model_ms=record.model_ms,
         phase="done",
         line=line,
         decided_by=record.decided_by,

@@ -264,6 +264,15 @@ class RoundRecord:
         return _duration(self.timing_ms)
 
     @property
+    def model_ms(self) -> float | None:
+        """How long the model took to answer, in milliseconds (None: not recorded)."""
+        timing = self.timing_ms
+        value = timing.get("model") if isinstance(timing, Mapping) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        return None
+
+    @property
     def outcome(self) -> RoundOutcome:
         """``ok``, ``error``, or ``unknown`` (no readable result: never read as ``ok``)."""
         result = self.result

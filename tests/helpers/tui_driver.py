@@ -160,6 +160,9 @@ class UiTestDriver:
     headless: bool = False
     hold: bool = False
     """Wait (until cancelled) after the last round instead of finishing: a run still thinking."""
+    thinking: bool = False
+    """After the last round, observe one more and wait (until cancelled) for a model that
+    never answers: ``waiting`` is then ``model``."""
     decisions: list[ApprovalDecision] = field(default_factory=list)
     human_responses: list[str] = field(default_factory=list)
     waiting: str = ""
@@ -251,6 +254,12 @@ class UiTestDriver:
                     continue
             sink(ActionIntent(number, action))
             sink(ActionDone(number, action, script.result, approval, 850))
+        if self.thinking:
+            number = len(self.rounds) + 1
+            sink(RoundStarted(number, self.max_rounds))
+            sink(Observed(number, "http://127.0.0.1:8765/search", "Book a train", BOOKING_DIGEST))
+            self.waiting = "model"
+            await asyncio.Event().wait()
         if self.hold:
             self.waiting = "hold"
             await asyncio.Event().wait()

@@ -30,6 +30,7 @@ from tui.screens.help_screen import HelpScreen
 from tui.screens.human_pause import HumanPauseScreen
 from tui.screens.replay import ReplayApp
 from tui.screens.rounds_screen import RoundsScreen
+from tui.widgets.panes import Pane
 from tui.widgets.timeline import RoundTimeline
 
 SIZES = [(80, 24), (120, 40)]
@@ -415,3 +416,22 @@ async def test_with_nothing_over_the_run_the_header_clock_moves_every_second(
         now[0] += 1
         screen._tick()
         assert screen.header.facts.elapsed_s == shown + 1
+
+
+async def test_the_model_pane_counts_the_time_while_the_model_thinks(tmp_path: Path) -> None:
+    now = [100.0]
+    driver = UiTestDriver(rounds=[replace(booking_rounds()[0], ask=None)], thinking=True)
+    app = live_app(driver, tmp_path, clock=lambda: now[0])
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await shown_run_screen(pilot, app)
+        await wait_until(pilot, lambda: driver.waiting == "model")
+        pane = screen.query_one("#pane-model", Pane)
+        await wait_until(pilot, lambda: "the model is thinking · 0.0 s" in pane.plain)
+        now[0] += 3.25
+        await wait_until(pilot, lambda: "the model is thinking · 3.2 s" in pane.plain)
+        # The round before it, once picked, shows its reply and how long the model took.
+        await pilot.press("up")
+        await wait_until(pilot, lambda: "fill in where the trip starts" in pane.plain)
+        assert "0.9 s" in str(pane.border_subtitle)
+        await pilot.press("down")
+        await wait_until(pilot, lambda: "the model is thinking · 3.2 s" in pane.plain)

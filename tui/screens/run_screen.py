@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from core.run.events import Event, EventSink, RunFinished, Supervisor
+from core.run.events import Event, EventSink, Observed, RunFinished, Supervisor
 from core.visible import visible
 from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED
 from tui.observatory import PaletteCommand
@@ -27,7 +27,7 @@ from tui.screens.human_pause import HumanPauseScreen
 from tui.screens.rounds_screen import RoundsScreen
 from tui.screens.supervisor import TuiSupervisor
 from tui.widgets.header import HeaderFacts
-from tui.widgets.panes import PANE_IDS, PaneText, dim
+from tui.widgets.panes import PANE_IDS, PaneText, dim, model_pane_text, thinking_for
 from tui.widgets.timeline import TimelineRow
 
 RunFactory = Callable[[EventSink, Supervisor], Awaitable[RunFinished]]
@@ -82,6 +82,9 @@ class LiveRows:
 
 
 COVERED_TICK = 15.0
+THINKING_TICK = 0.125
+"""Seconds between the model pane's moves while the model is thinking (its indicator's
+frame rate; only that pane is redrawn)."""
 """Seconds between the header clock's moves while a modal screen covers the run screen."""
 
 
@@ -128,6 +131,7 @@ class RunScreen(RoundsScreen):
         self.panes.show({key: PaneText(dim("waiting for the first round")) for key in PANE_IDS})
         self._started_at = self.app_clock()
         self.set_interval(1.0, self._tick)
+        self.set_interval(THINKING_TICK, self._thinking_tick)
         # The run starts once this screen is painted: its start-up (core.run.session, the
         # model's SDK, Chrome) loads in threads that would otherwise hold the GIL while the
         # first frame is drawn, and the person would look at a blank terminal meanwhile.
@@ -145,6 +149,19 @@ class RunScreen(RoundsScreen):
             return
         self._ticked_at = now
         self.refresh_header()
+
+    def _thinking_tick(self) -> None:
+        """While the round on show waits for the model, its pane counts the time (not while
+        a modal covers this screen: Textual would repaint the whole modal)."""
+        if self.app.screen is not self or not self.run_view.rounds:
+            return
+        cursor = self.timeline.cursor
+        if cursor is None or not 0 <= cursor < len(self.run_view.rounds):
+            return
+        view = self.run_view.rounds[cursor]
+        now = self.app_clock()
+        if thinking_for(view, now) is not None:
+            self.panes.pane("model").show(model_pane_text(view, now))
 
     def _start_run(self) -> None:
         if self._worker is None and not self._aborting:
@@ -197,6 +214,8 @@ class RunScreen(RoundsScreen):
     def _agent_event(self, message: AgentEvent) -> None:
         event = message.event
         touched = self.run_view.apply(event)
+        if isinstance(event, Observed) and touched is not None:
+            touched.asked_at = self.app_clock()  # the observation goes to the model now
         if isinstance(event, RunFinished):
             self._finished(event.exit_code, event)
         if isinstance(event, RunFinished):
@@ -286,7 +305,7 @@ class RunScreen(RoundsScreen):
         )
 
     def show_row(self, index: int) -> None:
-        self.panes.show_round(self.run_view.rounds[index])
+        self.panes.show_round(self.run_view.rounds[index], self.app_clock())
 
     # --- stopping ------------------------------------------------------------------------
 

@@ -108,10 +108,25 @@ def digest_content(digest: str | None) -> Content:
     return Content("\n").join(lines)
 
 
-def model_output_content(output: Any) -> Content:
-    """The model's reply block by block: text verbatim, tool calls as their JSON input."""
+THINKING_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+"""The indicator's frames, one every 1/8 s of the wait."""
+
+
+def thinking_content(waited_s: float) -> Content:
+    """The model pane while the model is asked: a moving indicator and the time so far."""
+    frame = THINKING_FRAMES[int(waited_s * 8) % len(THINKING_FRAMES)]
+    return Content.assemble(
+        (frame, "bold $accent"),
+        " the model is thinking · ",
+        (f"{waited_s:.1f} s", "bold"),
+    )
+
+
+def model_output_content(output: Any, waited_s: float | None = None) -> Content:
+    """The model's reply block by block: text verbatim, tool calls as their JSON input.
+    ``waited_s``: no reply yet, and the model was asked this long ago (a live run)."""
     if output is None:
-        return dim("waiting for the model")
+        return thinking_content(waited_s) if waited_s is not None else dim("waiting for the model")
     if isinstance(output, str):
         return Content(output)
     if not isinstance(output, list | tuple):
@@ -251,21 +266,41 @@ def recorded_content(view: RoundView) -> Content | None:
     return _stack(parts)
 
 
-def round_texts(view: RoundView) -> dict[str, PaneText]:
-    """The four panes' text for a round; a rerun's round shows the recorded round under the
-    reply in the model pane (live and in replay)."""
+def thinking_for(view: RoundView, now: float | None) -> float | None:
+    """How long the model has been thinking in this round (None: it is not, or not live)."""
+    if now is None or view.asked_at is None or view.model_output is not None:
+        return None
+    if view.phase != "thinking":
+        return None
+    return max(0.0, now - view.asked_at)
+
+
+def model_pane_text(view: RoundView, now: float | None = None) -> PaneText:
+    """The model pane: the reply (a live run still waiting for it: how long so far), the
+    model's time and tokens below; a rerun's round adds the recorded round."""
     usage = view.usage or {}
-    tokens = ""
+    facts = []
+    if view.model_ms is not None:
+        facts.append(f"{view.model_ms / 1000:.1f} s")
     if usage:
-        tokens = f"in {usage.get('input_tokens', usage.get('prompt_tokens', '?'))} / out {usage.get('output_tokens', usage.get('completion_tokens', '?'))}"
-    model = model_output_content(view.model_output)
+        facts.append(
+            f"in {usage.get('input_tokens', usage.get('prompt_tokens', '?'))} / out {usage.get('output_tokens', usage.get('completion_tokens', '?'))}"
+        )
+    subtitle = " · ".join(facts)
+    model = model_output_content(view.model_output, thinking_for(view, now))
     recorded = recorded_content(view)
     if recorded is not None:
         model = _stack([model, recorded])
-        tokens = f"{view.decided_by} · {tokens}" if tokens else str(view.decided_by or "")
+        subtitle = f"{view.decided_by} · {subtitle}" if subtitle else str(view.decided_by or "")
+    return PaneText(model, subtitle)
+
+
+def round_texts(view: RoundView, now: float | None = None) -> dict[str, PaneText]:
+    """The four panes' text for a round (``now``: the app's clock in a live run, for the
+    time the model has been thinking)."""
     return {
         "digest": PaneText(digest_content(view.digest), view.url),
-        "model": PaneText(model, tokens),
+        "model": model_pane_text(view, now),
         "action": PaneText(action_content(view), ""),
         "result": PaneText(result_content(view), ""),
     }
@@ -427,8 +462,8 @@ class RoundPanes(Widget):
         for key, text in texts.items():
             self.pane(key).show(text)
 
-    def show_round(self, view: RoundView) -> None:
-        self.show(round_texts(view))
+    def show_round(self, view: RoundView, now: float | None = None) -> None:
+        self.show(round_texts(view, now))
 
     def show_message(self, title: str, body: Content, *, pane: str = "result") -> None:
         """Show a non-round row (a log problem, the run's start or end) in one pane."""

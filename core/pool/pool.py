@@ -75,13 +75,14 @@ class PoolStatus:
         }
 
 
-def resume_command(name: str, slot: SlotInfo) -> str | None:
+def resume_command(name: str, slot: SlotInfo, program: str = "handrail") -> str | None:
     """The command that goes on in ``slot`` from its page (None unless it is completed:
-    an idle slot holds nothing to resume, a running one belongs to its run)."""
+    an idle slot holds nothing to resume, a running one belongs to its run); ``program``,
+    how the person runs handrail."""
     if slot.state != "completed":
         return None
     pool = "" if name == DEFAULT_NAME else f" {name}"
-    return f"handrail run TASK --pool{pool} --resume-slot {slot.slot}"
+    return f"{program} run TASK --pool{pool} --resume-slot {slot.slot}"
 
 
 def browser_alive(info: PoolInfo) -> bool:

@@ -26,6 +26,7 @@ from core.pool.pool import PoolRun
 from core.pool.state import PoolInfo, PoolState
 from tests.helpers.site_server import FixtureSite
 from tests.helpers.waiting import until
+from tui.cli.command import handrail_command
 from tui.cli.main import dispatch
 
 # End to end: whole actions or runs against real Chromium (the fast loop skips them).
@@ -613,7 +614,10 @@ def test_pool_status_says_how_to_resume_each_completed_slot(
     assert dispatch(["pool", "status", "--name", name]) == 0
     out = capsys.readouterr().out
     command = f"handrail run TASK --pool {name} --resume-slot {done.slot}"
-    assert f"slot {done.slot}: {command}" in out
+    # Printed for the person as they can type it here (tui/cli/command.py); the JSON's is
+    # the plain command.
+    typed = command.replace("handrail", handrail_command(), 1)
+    assert f"slot {done.slot}: {typed}" in out
     assert "--resume-slot 1" not in out and "--resume-slot 3" not in out
     assert dispatch(["pool", "status", "--json", "--name", name]) == 0
     slots = json.loads(capsys.readouterr().out)["slots"]

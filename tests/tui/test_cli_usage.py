@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+from pathlib import Path
 
 import pytest
 
 from core.actions import Action
 from core.run.events import ApprovalRequest, NoSupervisor, RunFinished
+from tui.cli.command import handrail_command
 from tui.cli.main import dispatch
 from tui.console import ConsoleReporter, ConsoleSupervisor
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -68,7 +73,7 @@ def test_serve_help_does_not_offer_console_mode(capsys: pytest.CaptureFixture[st
         assert ("--no-tui" in capsys.readouterr().out) is offered, argv
     # Given anyway, it says what to use instead.
     assert dispatch(["serve", "a task", "--no-tui"]) == 2
-    assert "use `handrail run --no-tui`" in capsys.readouterr().err
+    assert f"use `{handrail_command()} run --no-tui`" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("rounds", "said"), [(1, "after 1 round "), (2, "after 2 rounds ")])
@@ -109,3 +114,38 @@ def test_fleet_help_shows_the_model_every_other_command_defaults_to(
     # The comments of the example still line up.
     columns = {line.index("#") for line in shown.splitlines() if " # " in line and "=" in line}
     assert len(columns) == 1, shown
+
+
+@pytest.mark.parametrize("where", ["checkout", "elsewhere", "on PATH"])
+def test_the_summary_names_a_replay_command_that_runs_as_typed(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shlex
+    import subprocess
+    import sys
+
+    from tui.cli.launch import summary_text
+
+    venv_bin = str(Path(sys.executable).parent)
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin]
+    if where == "on PATH":
+        path.insert(0, venv_bin)
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
+    cwd = ROOT if where == "checkout" else tmp_path
+    monkeypatch.chdir(cwd)
+    text = summary_text(
+        outcome="finished: success", answer="", exit_code=0, audit_path=str(tmp_path / "a b.jsonl")
+    )
+    (line,) = [x for x in text.splitlines() if x.strip().startswith("replay:")]
+    argv = shlex.split(line.split(":", 1)[1])
+    assert argv[-2:] == ["replay", str(tmp_path / "a b.jsonl")]
+    if where == "on PATH":
+        assert argv[0] == "handrail"
+    # The program as printed runs from that folder with that PATH (``--version`` for a check
+    # that needs no terminal).
+    env = {**os.environ, "PATH": os.pathsep.join(path)}
+    done = subprocess.run(
+        [*argv[:-2], "--version"], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, (argv, done.stderr)
+    assert done.stdout.startswith("handrail ")

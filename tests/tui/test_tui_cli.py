@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tui.cli.command import handrail_command
 from tui.cli.launch import summary_text
 from tui.cli.main import build_parser, dispatch
 from tui.observatory import ObservatoryApp
@@ -111,7 +112,7 @@ def test_the_summary_names_outcome_answer_code_log_and_replay_command() -> None:
         "  answer:    Opens at 9.",
         "             Closes at 5.",
         "  audit log: logs/a run.jsonl",
-        "  replay:    handrail replay 'logs/a run.jsonl'",
+        f"  replay:    {handrail_command()} replay 'logs/a run.jsonl'",
     ]
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from core.run.doctor import Check, Status, Terminal, diagnose, ready
+from tui.cli.command import handrail_command
 
 MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
 ASCII_MARKS: dict[Status, str] = {"ok": "+", "warn": "!", "fail": "x"}
@@ -81,7 +82,7 @@ def render(
     if failed:
         names = ", ".join(c.name for c in failed)
         lines.append(f"Not ready: {len(failed)} problem{'s' if len(failed) > 1 else ''} ({names}).")
-        lines.append("Apply the fixes above and run `handrail doctor` again.")
+        lines.append(f"Apply the fixes above and run `{handrail_command()} doctor` again.")
     else:
         note = f" ({len(warned)} warning{'s' if len(warned) > 1 else ''})" if warned else ""
         lines.append(f"Ready: everything a run needs is here{note}.")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from core.browser.display import NO_DISPLAY
 from core.browser.display import has_display as display_here
 from core.visible import visible
+from tui.cli.command import handrail_command
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 
 __all__ = ["NO_DISPLAY", "has_display", "run_console", "run_observatory", "summary_text"]
@@ -153,7 +154,7 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
         lines.extend(f"             {line}" for line in rest)
     if audit_path:
         lines.append(f"  audit log: {audit_path}")
-        lines.append(f"  replay:    handrail replay {shlex.quote(audit_path)}")
+        lines.append(f"  replay:    {handrail_command()} replay {shlex.quote(audit_path)}")
     else:
         lines.append("  audit log: none (the run stopped before its log was opened)")
     return visible("\n".join(lines))

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from tui.cli.command import handrail_command
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
 from tui.cli.run_options import (
     add_audit_dir_option,
@@ -577,7 +578,8 @@ def _key_export() -> int:
     print(key.hex())
     print(
         f"handrail: this is the audit key in {key.source} (key id {key.key_id}). Whoever has "
-        "it can check this installation's logs with `handrail verify --key FILE`, and can "
+        f"it can check this installation's logs with `{handrail_command()} verify --key FILE`, "
+        "and can "
         "also forge them: give it to auditors only.",
         file=sys.stderr,
     )

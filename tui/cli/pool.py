@@ -273,7 +273,9 @@ def status_table(
     """``pool status``: one line per slot (state, run, task, URL, age), then how to go on
     in each completed slot."""
     from core.pool.pool import resume_command
+    from tui.cli.command import handrail_command
 
+    program = handrail_command()
     now = time.time() if now is None else now
     head = f"pool {name} at {endpoint}" + ("" if alive else " (browser not running)")
     lines = [head, f"{'slot':>4}  {'state':<9}  {'run':<12}  {'age':>6}  task / url"]
@@ -285,9 +287,9 @@ def status_table(
         lines.append(f"{s.slot:>4}  {s.state:<9}  {(s.run_id or '')[:12]:<12}  {age:>6}  {where}")
     if not alive:
         lines.append(
-            f"its browser is not running: `handrail pool start --name {name}` starts it again"
+            f"its browser is not running: `{program} pool start --name {name}` starts it again"
         )
-    resumable = [(s.slot, command) for s in slots if (command := resume_command(name, s))]
+    resumable = [(s.slot, command) for s in slots if (command := resume_command(name, s, program))]
     if resumable:
         lines.append("completed slots keep their pages; to go on in one:")
         lines.extend(f"  slot {n}: {command}" for n, command in resumable)

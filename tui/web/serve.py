@@ -137,11 +137,15 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     import asyncio  # here, not at the top: `handrail --help` builds this parser
     import secrets
 
+    from tui.cli.command import handrail_command
     from tui.cli.run_options import settings_from_args
     from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
     if args.no_tui:
-        say("handrail serve: --no-tui has no screen to serve; use `handrail run --no-tui`")
+        say(
+            "handrail serve: --no-tui has no screen to serve; use "
+            f"`{handrail_command()} run --no-tui`"
+        )
         return EXIT_USAGE
     try:
         from tui.web.guard import GuardedServer, serve_forever

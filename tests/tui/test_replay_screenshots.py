@@ -145,3 +145,20 @@ async def test_at_120_columns_a_url_fits_and_z_shows_the_picture_whole(tmp_path:
         await pilot.press("z")
         await wait_until(pilot, lambda: shot.query_one(".screenshot-image").size.width == small)
         assert screen.timeline.display and digest.display
+
+
+async def test_at_80_columns_every_tab_is_shown_whole(tmp_path: Path) -> None:
+    from textual.widgets import Tab, Tabs
+
+    app = replay(tmp_path, write_log(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await on_row(app, 1)(pilot)
+        for key in ("5", "1", "2"):
+            await pilot.press(key)
+            await pilot.pause()
+            tabs = app.screen.query_one(Tabs)
+            bar = tabs.query_one("#tabs-scroll")
+            labels = [str(tab.label) for tab in tabs.query(Tab)]
+            assert labels[0].startswith("1 ") and len(labels) == 5, labels
+            # Nothing of the bar scrolled off: "1 Observation" was cut to "vation".
+            assert bar.max_scroll_x == 0 and bar.scroll_x == 0, (labels, bar.virtual_size)

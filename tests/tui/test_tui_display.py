@@ -83,3 +83,26 @@ async def test_the_hand_over_after_headless_by_choice_still_names_the_flag(
         await wait_until(pilot, lambda: isinstance(app.screen, HumanPauseScreen))
         text = str(app.screen.query_one("#human-headless").render())
         assert "without --headless" in text
+
+
+@pytest.mark.parametrize("decision", ["approval", "hand-over"])
+async def test_the_headless_toast_never_covers_a_decisions_keys_at_80x24(
+    tmp_path: Path, decision: str
+) -> None:
+    from tests.helpers.tui_driver import UiTestDriver, booking_rounds
+    from tui.screens.approval import ApprovalScreen
+
+    driver = (
+        UiTestDriver(rounds=[booking_rounds()[0]], headless=True)
+        if decision == "approval"
+        else login_driver(headless=True)
+    )
+    shown = ApprovalScreen if decision == "approval" else HumanPauseScreen
+    app = HandrailApp(driver, config_dir=tmp_path, persist_theme=False, headless_cause=NO_DISPLAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert any("Chrome runs headless" in n.message for n in app._notifications)
+        await wait_until(pilot, lambda: isinstance(app.screen, shown))
+        await pilot.pause()
+        # No toast over the dialog: its key legend (the last lines) is what the person reads.
+        assert list(app._notifications) == []
+        assert not app.screen.query("Toast")

@@ -39,6 +39,10 @@ class TuiSupervisor:
             if not answer.done() and result is not None:
                 answer.set_result(result)
 
+        # A toast still up (the start's "Chrome runs headless") sits over the dialog's key
+        # legend, at 80x24 for its whole time: the decision comes first (the header keeps the
+        # facts). Cleared before the push, so the screen beneath drops it too.
+        self._app.clear_notifications()
         self._app.push_screen(screen, callback=answered)
         try:
             return await answer

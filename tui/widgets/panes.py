@@ -45,6 +45,16 @@ PANE_TITLES = {
     "result": "Result",
     "screenshot": "Screenshot",
 }
+TAB_TITLES = {
+    "digest": "Page",
+    "model": "Model",
+    "action": "Action",
+    "result": "Result",
+    "screenshot": "Picture",
+}
+"""The tabs' short names: the tab bar shows when the terminal is narrow (under
+``NARROW_COLUMNS``), and at 80 columns the long ones scrolled "1 Observation" off its left
+edge. Each pane's border still carries its full title."""
 EXTRA_PANE_IDS = ("screenshot",)
 """Panes a screen may add after the four (replay's screenshot): numbered 5, 6..."""
 
@@ -398,7 +408,7 @@ class RoundPanes(Widget):
 
     def compose(self) -> ComposeResult:
         yield Tabs(
-            *(Tab(f"{i} {PANE_TITLES[key]}", id=f"tab-{key}") for i, key in enumerate(self.keys, 1))
+            *(Tab(f"{i} {TAB_TITLES[key]}", id=f"tab-{key}") for i, key in enumerate(self.keys, 1))
         )
         with Horizontal(id="pane-row"):
             with Container(id="pane-grid"):

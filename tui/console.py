@@ -177,20 +177,26 @@ class ConsoleSupervisor:
         if not self.interactive:
             raise NoSupervisor("stdin is not a terminal, so nobody can approve it")
         action = request.action
+        # The action and its reason were printed just above (ConsoleReporter's "→" line),
+        # a type's text withheld there as in the log; the text is shown here, to the person
+        # deciding on it, once, as "Text:".
         lines = [
             "",
             f"  approval needed{' (risky)' if request.risky else ''}: {request.why}",
-            f"    {action.name} {json.dumps(action.params, ensure_ascii=False)}",
-            f"    reason: {action.reason}",
-            f"    page: {request.url}",
+            f"    {action.name} on {request.url}",
         ]
         if request.element_line:
             lines.append(f"    element: {request.element_line}")
-        lines += [f"    {d}" for d in request.details]
+        for detail in request.details:
+            if request.element_line and detail.split(": ", 1)[-1] == request.element_line:
+                continue  # "Field: [1]<input>..." says the element line again
+            if detail.startswith("Text: ") and action.name == "type":
+                detail += "  (to you only: the log shows it withheld until it is typed)"
+            lines.append(f"    {detail}")
         print(visible("\n".join(lines)), file=self.out, flush=True)
         while True:
             answer = await self._ask(
-                "  [y] approve  [n] deny  [e] edit  [A] approve all of this kind  [q] abort > "
+                "  [y] approve  [n] deny  [e] edit  [A] approve all of this kind  [x] abort > "
             )
             if answer in ("y", "yes", "a"):
                 return ApprovalDecision("approved")
@@ -199,7 +205,7 @@ class ConsoleSupervisor:
             if answer in ("n", "no", "d"):
                 note = await self._ask("  note for the model (optional) > ")
                 return ApprovalDecision("denied", note=note or None)
-            if answer in ("q", "quit", "abort"):
+            if answer in ("x", "q", "quit", "abort"):  # x as in the observatory; q still works
                 return ApprovalDecision("abort")
             if answer in ("e", "edit"):
                 edited = await self._edit(action.params)

@@ -89,7 +89,8 @@ def _request() -> ApprovalRequest:
 
 
 @pytest.mark.parametrize(
-    ("typed", "decision"), [("y\n", "approved"), ("n\nnot that one\n", "denied"), ("q\n", "abort")]
+    ("typed", "decision"),
+    [("y\n", "approved"), ("n\nnot that one\n", "denied"), ("x\n", "abort"), ("q\n", "abort")],
 )
 def test_the_console_reads_the_persons_answer(typed: str, decision: str) -> None:
     asker = ConsoleSupervisor(interactive=True, inp=io.StringIO(typed), out=io.StringIO())
@@ -149,3 +150,27 @@ def test_the_summary_names_a_replay_command_that_runs_as_typed(
     )
     assert done.returncode == 0, (argv, done.stderr)
     assert done.stdout.startswith("handrail ")
+
+
+def test_a_console_approval_of_typing_says_each_thing_once() -> None:
+    """What the reporter printed (the action, its text withheld as in the log) is not said
+    again; the text is shown once, to the person, as ``Text:``; the field once."""
+    typing = Action("type", {"index": 1, "text": "Lyon"}, reason="the destination")
+    line = "[1]<input>Your name</input>"
+    request = ApprovalRequest(
+        1,
+        typing,
+        "http://127.0.0.1/form",
+        "Form",
+        "every page-changing action asks",
+        element_line=line,
+        details=(f"Field: {line}", "Text: Lyon"),
+    )
+    out = io.StringIO()
+    asker = ConsoleSupervisor(interactive=True, inp=io.StringIO("y\n"), out=out)
+    assert asyncio.run(asker.approve(request)).decision == "approved"
+    shown = out.getvalue()
+    assert shown.count("Lyon") == 1, shown
+    assert shown.count(line) == 1, shown
+    assert "Text: Lyon  (to you only" in shown
+    assert "[x] abort" in shown and "[q]" not in shown

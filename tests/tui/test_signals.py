@@ -186,7 +186,7 @@ def test_a_signal_aborts_a_console_run(
         env,
     )
     try:
-        term.read_until(b"[q] abort >", timeout=120)
+        term.read_until(b"[x] abort >", timeout=120)
         chrome = _chrome_of(term.proc.pid)
         _send(term, sig)
         code = term.wait(timeout=60)

@@ -196,12 +196,20 @@ class ObservatoryApp(App[int]):
         self.push_screen(HelpScreen(list(self.help_sections())))
 
     def help_sections(self) -> Iterable[HelpSection]:
-        """Key groups for ``?``: the screens' own first, then these app-wide keys."""
+        """Key groups for ``?``: the screen's own first, then the app-wide keys (not on a
+        modal, where they do not reach); each only with the keys that work now."""
+        from textual.screen import ModalScreen
+
+        from tui.screens.help_screen import enabled
+
         screen = self.screen
         provider = getattr(screen, "help_sections", None)
-        if callable(provider):
-            yield from provider()
-        yield ("Everywhere", [*ObservatoryApp.BINDINGS, Binding("ctrl+p", "", "Command palette")])
+        sections = list(provider()) if callable(provider) else [("Keys here", screen.BINDINGS)]
+        for title, bindings in sections:
+            yield (title, enabled(screen, bindings))
+        if not isinstance(screen, ModalScreen):
+            everywhere = [*ObservatoryApp.BINDINGS, Binding("ctrl+p", "", "Command palette")]
+            yield ("Everywhere", enabled(screen, everywhere))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         provider = getattr(screen, "palette_commands", None)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from core.run.events import EventSink, RunFinished, Supervisor
@@ -31,6 +32,7 @@ from tui.screens.human_pause import HumanPauseScreen
 from tui.screens.replay import ReplayApp
 from tui.screens.rounds_screen import RoundsScreen
 from tui.widgets.panes import Pane
+from tui.widgets.footer import HandrailFooter
 from tui.widgets.timeline import RoundTimeline
 
 SIZES = [(80, 24), (120, 40)]
@@ -435,3 +437,76 @@ async def test_the_model_pane_counts_the_time_while_the_model_thinks(tmp_path: P
         assert "0.9 s" in str(pane.border_subtitle)
         await pilot.press("down")
         await wait_until(pilot, lambda: "the model is thinking · 3.2 s" in pane.plain)
+
+
+# --- one table per context: keys, footer and help agree -------------------------------------
+
+
+def _help_text(app: Any) -> str:
+    screen = app.screen
+    assert isinstance(screen, HelpScreen)
+    return str(screen.query_one(Static).render())
+
+
+async def _footer_shown(pilot: Pilot[Any], screen: Any) -> list[str]:
+    await pilot.pause()
+    footer = screen.query_one(HandrailFooter)
+    if not footer.display:
+        return []
+    return [str(k.description) for k in footer.query(FooterKey)]
+
+
+@pytest.mark.parametrize(
+    ("make_driver", "reach", "title", "key"),
+    [
+        (UiTestDriver, _ask_at_approval, "Approval", "Edit, then approve"),
+        (pausing_driver, _ask_at_hand_over, "Paused for you", "Resume"),
+    ],
+    ids=["approval", "hand-over"],
+)
+async def test_question_mark_on_a_decision_lists_its_keys_and_the_footer_stands_aside(
+    tmp_path: Path, make_driver: Any, reach: Any, title: str, key: str
+) -> None:
+    driver = make_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = await shown_run_screen(pilot, app)
+        await reach(pilot, driver)
+        # The run screen's footer (t Theme, f Follow live...) does not reach through the modal.
+        assert await _footer_shown(pilot, run) == []
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = _help_text(app)
+        assert title in text and key in text and "ctrl+c" in text, text
+        assert "Everywhere" not in text and "Theme" not in text, text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+
+async def test_after_the_run_help_and_footer_offer_no_abort(tmp_path: Path) -> None:
+    driver = finishing_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = await shown_run_screen(pilot, app)
+        await wait_until(pilot, lambda: run.exit_code is not None)
+        app.clear_notifications()
+        assert "Abort run" not in await _footer_shown(pilot, run)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = _help_text(app)
+        assert "Abort run" not in text and "Approval" not in text, text
+        assert "Quit" in text
+
+
+async def test_replay_without_follow_offers_no_follow_live(tmp_path: Path) -> None:
+    log = write_fixed_log(tmp_path / "run.jsonl")
+    app = ReplayApp(log, config_dir=tmp_path, persist_theme=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RoundsScreen))
+        assert "Follow live" not in await _footer_shown(pilot, app.screen)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = _help_text(app)
+        assert "Follow live" not in text and "Search" in text, text
+        # The key column is as wide as its widest keys: no key runs into its words.
+        assert "up/down/pageup/pagedown  " in text, text

@@ -46,6 +46,8 @@ def parse_param(original: Any, text: str) -> Any:
 class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
     """Ask the person about one action; dismissed with their ``ApprovalDecision``."""
 
+    HELP_TITLE = "Approval"
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a,y", "approve", "Approve", id="approval.approve"),
         Binding("d,n", "deny", "Deny (note)", id="approval.deny"),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.widgets import Static
 
 from tui.screens.interrupt import InterruptibleModal
@@ -22,14 +24,35 @@ def _keys(binding: Binding) -> str:
     return "/".join(key.strip() for key in binding.key.split(","))
 
 
+def enabled(node: DOMNode, bindings: Iterable[BindingType]) -> list[BindingType]:
+    """The bindings that do something on ``node`` now: its ``check_action`` (the app's, for
+    an ``app.`` action) does not refuse them. The footer hides the same ones, so the footer
+    and the help read from one table per context. A binding with no action describes keys
+    (scrolling) and is kept."""
+    kept: list[BindingType] = []
+    for binding in bindings:
+        if isinstance(binding, Binding) and binding.action:
+            namespace, name, params = parse(binding.action)
+            target = node.app if namespace == "app" else node
+            if target.check_action(name, params) is False:
+                continue
+        kept.append(binding)
+    return kept
+
+
 def help_content(sections: Iterable[HelpSection]) -> Content:
-    """Sections of ``keys  description`` lines; bindings without a description are skipped."""
+    """Sections of ``keys  description`` lines; bindings without a description are skipped.
+    The key column is as wide as its widest keys."""
+    described: list[tuple[str, list[Binding]]] = [
+        (title, [b for b in bindings if isinstance(b, Binding) and b.description])
+        for title, bindings in sections
+    ]
+    width = max((len(_keys(b)) for _, bs in described for b in bs), default=8) + 2
     parts: list[Content] = []
-    for title, bindings in sections:
+    for title, bindings in described:
         lines = [
-            Content.assemble((f"  {_keys(b):<16}", "bold $accent"), b.description)
+            Content.assemble((f"  {_keys(b):<{width}}", "bold $accent"), b.description)
             for b in bindings
-            if isinstance(b, Binding) and b.description
         ]
         if lines:
             parts.append(Content.styled(title, "bold $text-primary"))

@@ -44,6 +44,8 @@ KIND_STEPS = {
 class HumanPauseScreen(InterruptibleModal[HumanResponse]):
     """Dismissed with ``"resume"`` or ``"abort"``; escape does nothing."""
 
+    HELP_TITLE = "Paused for you"
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "resume", "Resume", id="human.resume"),
         Binding("x", "abort", "Abort run", id="human.abort"),

@@ -11,6 +11,7 @@ before any screen binding is asked).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
@@ -24,7 +25,15 @@ class InterruptibleModal(ModalScreen[T]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "interrupt", "Quit (asks first)", show=False, id="modal.interrupt"),
+        # The app's ? does not reach a modal: it is bound here (help lists this modal's keys).
+        Binding("question_mark", "app.help", "Help", key_display="?", show=False, id="modal.help"),
     ]
+    HELP_TITLE: ClassVar[str] = "Keys here"
+
+    def help_sections(self) -> Iterable[tuple[str, Sequence[BindingType]]]:
+        """``?`` on this modal: its own keys, then ctrl+c and ?."""
+        own = [b for b in type(self).BINDINGS if b not in InterruptibleModal.BINDINGS]
+        yield (self.HELP_TITLE, [*own, *InterruptibleModal.BINDINGS])
 
     def action_interrupt(self) -> None:
         selected = self.get_selected_text()

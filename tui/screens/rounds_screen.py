@@ -172,8 +172,27 @@ class RoundsScreen(Screen[None]):
     def help_sections(self) -> Iterable[HelpSection]:
         yield ("Rounds", [*RoundsScreen.BINDINGS, *RoundTimeline.BINDINGS, *_PANE_HELP])
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Nothing to follow in a finished log (replay without --follow): not offered.
+        if action == "follow":
+            return self.follow_allowed()
+        return True
+
+    def on_screen_suspend(self) -> None:
+        # A modal is up: its own legend lists its keys, and this footer's (t, ?, f...) do
+        # not reach through it.
+        self.query_one(HandrailFooter).display = False
+
+    def on_screen_resume(self) -> None:
+        self.query_one(HandrailFooter).display = True
+
     def palette_commands(self) -> Iterable[PaletteCommand]:
-        yield ("Follow live", "Select the newest round and keep following (f)", self.action_follow)
+        if self.follow_allowed():
+            yield (
+                "Follow live",
+                "Select the newest round and keep following (f)",
+                self.action_follow,
+            )
         for number, key in enumerate(PANE_IDS, 1):
             yield (
                 f"Show {PANE_TITLES[key].lower()}",

@@ -312,7 +312,7 @@ class RunScreen(RoundsScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "abort":
             return self.running
-        return True
+        return super().check_action(action, parameters)
 
     def action_abort(self) -> None:
         if not self.running:
@@ -343,8 +343,9 @@ class RunScreen(RoundsScreen):
     def help_sections(self) -> Iterable[HelpSection]:
         yield ("Run", RunScreen.BINDINGS)
         yield from super().help_sections()
-        yield ("Approval (when the agent asks)", ApprovalScreen.BINDINGS)
-        yield ("Paused for you", HumanPauseScreen.BINDINGS)
+        if self.running:  # what is still to come in this run
+            yield ("Approval (when the agent asks)", ApprovalScreen.BINDINGS)
+            yield ("Paused for you", HumanPauseScreen.BINDINGS)
 
     def palette_commands(self) -> Iterable[PaletteCommand]:
         if self.running:

@@ -31,8 +31,8 @@ from tui.screens.help_screen import HelpScreen
 from tui.screens.human_pause import HumanPauseScreen
 from tui.screens.replay import ReplayApp
 from tui.screens.rounds_screen import RoundsScreen
-from tui.widgets.panes import Pane
 from tui.widgets.footer import HandrailFooter
+from tui.widgets.panes import Pane
 from tui.widgets.timeline import RoundTimeline
 
 SIZES = [(80, 24), (120, 40)]

@@ -4,6 +4,7 @@ prints what the run came to."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,7 +28,14 @@ def test_q_after_the_run_prints_the_summary(tmp_path: Path) -> None:
     assert lines[0] == "handrail: success (exit code 0)"
     assert lines[1].split() == ["answer:", "Opens", "at", "9."]
     assert lines[2].split() == ["audit", "log:", str(log)]
-    assert lines[3].split() == ["replay:", "handrail", "replay", str(log)]
+    # The replay command as printed runs from where the run was started (tui/cli/command.py:
+    # the launcher's path when handrail is not on PATH).
+    label, program, *rest = lines[3].split()
+    assert (label, rest) == ("replay:", ["replay", str(log)])
+    done = subprocess.run(
+        [program, "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.startswith("handrail "), (program, done.stderr)
 
 
 def test_a_configuration_error_leaves_the_screen_and_says_what_to_change(tmp_path: Path) -> None:

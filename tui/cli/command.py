@@ -29,3 +29,10 @@ def handrail_command() -> str:
     except ValueError:
         shown = str(launcher)
     return shlex.quote(shown)
+
+
+def typed_commands(text: str) -> str:
+    """``text`` (a message from below the command line, which cannot know how handrail was
+    installed) with each quoted command `` `handrail ...` `` made to run as typed here."""
+    program = handrail_command()
+    return text if program == "handrail" else text.replace("`handrail ", f"`{program} ")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from core.browser.display import NO_DISPLAY
 from core.browser.display import has_display as display_here
 from core.visible import visible
-from tui.cli.command import handrail_command
+from tui.cli.command import handrail_command, typed_commands
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 
 __all__ = ["NO_DISPLAY", "has_display", "run_console", "run_observatory", "summary_text"]
@@ -185,7 +185,7 @@ def run_console(
         try:
             check_settings(settings, os.environ, with_model=check_model)
         except ConfigError as exc:
-            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            print(visible(typed_commands(f"handrail: {exc}")), file=sys.stderr)
             return EXIT_USAGE
         print(visible(notice), file=sys.stderr)
 
@@ -214,10 +214,10 @@ def run_console(
                 sinks=[ConsoleReporter(), remember_log],
             )
         except ConfigError as exc:
-            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            print(visible(typed_commands(f"handrail: {exc}")), file=sys.stderr)
             return EXIT_USAGE
         except PoolFull as exc:
-            print(visible(f"handrail: {exc}"), file=sys.stderr)
+            print(visible(typed_commands(f"handrail: {exc}")), file=sys.stderr)
             return EXIT_POOL_FULL
         return finished.exit_code
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from core.browser.display import NO_DISPLAY, has_display
 from core.model.spec import DEFAULT_SPEC
 from core.visible import visible
+from tui.cli.command import typed_commands
 from tui.exit_codes import EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -189,7 +190,8 @@ def run_pool(args: argparse.Namespace) -> int:
         return asyncio.run(_act(args))
     except (PoolError, BrowserError) as exc:
         # A failed start quotes Chrome's own output: shown, not obeyed.
-        print(visible(f"handrail pool {args.pool_command}: {exc}"), file=sys.stderr)
+        said = typed_commands(f"handrail pool {args.pool_command}: {exc}")
+        print(visible(said), file=sys.stderr)
         return EXIT_USAGE
 
 
@@ -201,7 +203,7 @@ def _watch(name: str, theme: str | None) -> int:
     try:
         status(check_name(name))
     except PoolError as exc:
-        print(f"handrail pool: {exc}", file=sys.stderr)
+        print(typed_commands(f"handrail pool: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     from tui.screens.pool_screen import PoolWatchApp
 

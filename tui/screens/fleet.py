@@ -28,6 +28,7 @@ from core.guard.decision import ApprovalDecision
 from core.run.events import ApprovalRequest, Event, HumanRequest, HumanResponse, RunFinished
 from core.run.fleet import FleetSecrets
 from core.visible import visible
+from tui.cli.command import typed_commands
 from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED, EXIT_POOL_FULL, EXIT_USAGE
 from tui.observatory import ObservatoryApp
 from tui.rounds import RunView
@@ -517,7 +518,7 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
             except ConfigError as exc:
                 raise ConfigError(f"{path}: [[task]] {number}: {exc}") from exc
     except ConfigError as exc:
-        print(visible(f"handrail fleet: {exc}"), file=sys.stderr)
+        print(visible(typed_commands(f"handrail fleet: {exc}")), file=sys.stderr)
         return EXIT_USAGE
     app = FleetApp(fleet.runs, pool=pool, theme=theme)
     result = app.run()

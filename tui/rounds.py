@@ -75,6 +75,10 @@ class RoundView:
     result: Mapping[str, Any] | None = None
     pauses: list[dict[str, Any]] = field(default_factory=list)
     duration_ms: float | None = None
+    """How long the hands took to act: core's one measure (``ActionDone.duration_ms``, the
+    record's ``timing_ms.action``), the same live and in replay."""
+    round_ms: float | None = None
+    """Replay: the whole round, observation to result, the person's wait included."""
     phase: Phase = "observing"
     line: int | None = None
     """Replay: the log line this round was read from (0-based)."""
@@ -263,7 +267,8 @@ def round_view(
         target_name=record.target_name,
         approval=record.approval,
         result=record.result,
-        duration_ms=record.duration_ms,
+        duration_ms=record.action_ms,
+        round_ms=record.duration_ms,
         model_ms=record.model_ms,
         phase="done",
         line=line,

@@ -266,8 +266,16 @@ class RoundRecord:
     @property
     def model_ms(self) -> float | None:
         """How long the model took to answer, in milliseconds (None: not recorded)."""
+        return self._part_ms("model")
+
+    @property
+    def action_ms(self) -> float | None:
+        """How long the hands took to act, in milliseconds (None: not recorded or not run)."""
+        return self._part_ms("action")
+
+    def _part_ms(self, part: str) -> float | None:
         timing = self.timing_ms
-        value = timing.get("model") if isinstance(timing, Mapping) else None
+        value = timing.get(part) if isinstance(timing, Mapping) else None
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
         return None

@@ -19,28 +19,42 @@ from core.hands.screenshot_mask import capture_masked
 from core.run.events import TargetCrop
 from core.world.errors import WorldError
 
-MARGIN = 48.0
-"""CSS pixels of the page shown around the target on each side."""
-MAX_WIDTH = 640.0
-MAX_HEIGHT = 320.0
-"""The largest region taken (CSS pixels); a bigger target is shown from its top-left."""
+PAD = 8.0
+"""CSS pixels of the page shown around the target at least (a quarter of its smaller side
+when that is more)."""
+ASPECT = 1.5
+"""Width over height of the region taken: the approval draws the picture 42 cells wide and
+up to 14 tall, two pixels a cell (28), so 42 by 28."""
+LEGIBLE_WIDTH = 168.0
+"""The widest region taken (CSS pixels). Drawn 42 cells wide, text then keeps at least a
+quarter of its height in half-block pixels (16px text: 8 of them, its letters readable); a
+wider target is shown from its start, where its label is."""
 
 Rect = tuple[float, float, float, float]
 
 
 def crop_region(target: Rect, viewport: tuple[float, float]) -> Rect | None:
     """The region to capture around ``target`` (x, y, width, height in viewport CSS
-    pixels), inside the viewport and at most ``MAX_WIDTH`` x ``MAX_HEIGHT``; None when
-    the target is not on screen."""
+    pixels), at the target's own scale: the target and a little around it, shaped as the
+    picture is drawn, at most ``LEGIBLE_WIDTH`` wide (so that its text stays legible in
+    half-blocks: the neighbourhood enlarged, not the viewport shrunk), inside the viewport;
+    None when the target is not on screen."""
     x, y, width, height = target
     view_w, view_h = viewport
     if width <= 0 or height <= 0 or x >= view_w or y >= view_h or x + width <= 0 or y + height <= 0:
         return None
-    left = max(0.0, x - MARGIN)
-    top = max(0.0, y - MARGIN)
-    right = min(view_w, x + width + MARGIN, left + MAX_WIDTH)
-    bottom = min(view_h, y + height + MARGIN, top + MAX_HEIGHT)
-    return (left, top, right - left, bottom - top)
+    pad = max(PAD, 0.25 * min(width, height))
+    region_w = min(LEGIBLE_WIDTH, max(width + 2 * pad, (height + 2 * pad) * ASPECT))
+    region_h = region_w / ASPECT
+    centre_y = y + height / 2
+    # The target in the middle; a target wider than the region, from its start.
+    centred = width + 2 * pad <= region_w
+    left = x + width / 2 - region_w / 2 if centred else x - pad
+    top = centre_y - region_h / 2
+    # Inside the viewport (shifted, then cut where the viewport is smaller).
+    left = min(max(0.0, left), max(0.0, view_w - region_w))
+    top = min(max(0.0, top), max(0.0, view_h - region_h))
+    return (left, top, min(region_w, view_w - left), min(region_h, view_h - top))
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -70,7 +84,9 @@ async def crop_target(browser: Browser, tab: Tab, target: Rect, *, timeout: floa
             "y": top + float(view["pageY"]),
             "width": width,
             "height": height,
-            "scale": 1,
+            # Twice the page's pixels: the region is small, and opened full size (``o``) or
+            # drawn by a terminal's graphics its text is then sharp.
+            "scale": 2,
         }
         shot = await capture_masked(browser, tab, timeout=timeout, options={"clip": clip})
     except WorldError as exc:

@@ -73,14 +73,15 @@ async def test_the_crop_masks_a_secret_beside_the_target(
     image = picture(crop)
     scale = crop.outline[2] / target[2]
     left, top = target[0] - crop.outline[0] / scale, target[1] - crop.outline[1] / scale
-    inside = image.crop(
-        (
-            round((key[0] - left) * scale) + 2,
-            round((key[1] - top) * scale) + 2,
-            round((key[0] + key[2] - left) * scale) - 2,
-            round((key[1] + key[3] - top) * scale) - 2,
-        )
+    # The part of the secret inside the picture (it sits just right of the button).
+    inner = (
+        max(0, round((key[0] - left) * scale) + 2),
+        max(0, round((key[1] - top) * scale) + 2),
+        min(image.width, round((key[0] + key[2] - left) * scale) - 2),
+        min(image.height, round((key[1] + key[3] - top) * scale) - 2),
     )
+    assert inner[2] - inner[0] >= 6 and inner[3] - inner[1] >= 6, (inner, image.size)
+    inside = image.crop(inner)
     assert {colour for _, colour in inside.getcolors(maxcolors=4096) or []} == {(0, 0, 0)}
 
 
@@ -181,3 +182,28 @@ def test_a_terminal_that_reports_no_size_still_gets_the_picture_in_half_blocks()
     assert code == 0, out.decode(errors="replace")[-2000:]
     cells = out.decode(errors="replace").split("CELLS", 1)[-1]
     assert "▀" in cells or "▄" in cells, out.decode(errors="replace")[-2000:]
+
+
+def test_the_crop_is_taken_at_the_targets_scale() -> None:
+    """Text in the picture stays legible in half-blocks: a small target fills its picture, a
+    wide one is shown from its start, never the 640x320 around it it was."""
+    from core.run.target_picture import ASPECT, LEGIBLE_WIDTH, crop_region
+
+    view = (1280.0, 900.0)
+    button = (300.0, 400.0, 100.0, 48.0)
+    region = crop_region(button, view)
+    assert region is not None
+    left, _top, width, height = region
+    assert left <= 300 - 8 and left + width >= 400 + 8  # the whole button and a little
+    assert button[2] / width >= 0.75
+    assert abs(width / height - ASPECT) < 0.01
+    # 16px text drawn 42 cells wide keeps 8 half-block pixels or more.
+    assert 16 * 42 / width * 2 >= 8
+    checkbox = crop_region((50.0, 60.0, 13.0, 13.0), view)
+    assert checkbox is not None and checkbox[2] <= 45
+    wide = crop_region((100.0, 200.0, 900.0, 40.0), view)
+    assert wide is not None
+    assert wide[2] == LEGIBLE_WIDTH and wide[0] < 100 <= wide[0] + 16  # from its start
+    corner = crop_region((1270.0, 890.0, 10.0, 10.0), view)
+    assert corner is not None
+    assert corner[0] + corner[2] <= 1280 and corner[1] + corner[3] <= 900

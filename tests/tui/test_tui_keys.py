@@ -379,11 +379,10 @@ async def test_the_palette_offers_our_screenshot(tmp_path: Path) -> None:
 # --- the header's clock -----------------------------------------------------------------------
 
 
-async def test_under_the_approval_the_header_clock_moves_every_15_seconds(
-    tmp_path: Path,
-) -> None:
+async def test_under_the_approval_the_header_clock_stands_still(tmp_path: Path) -> None:
     # Under a modal, Textual repaints the whole modal (the approval, its picture included)
-    # for any change beneath it, so the clock moves every 15 s there, not every second.
+    # for any change beneath it, so the header does not move there at all (it says so, and
+    # the approval counts its own wait: test_the_header_says_when_its_clock_stands_still...).
     now = [1000.0]
     driver = UiTestDriver()
     app = live_app(driver, tmp_path, clock=lambda: now[0])
@@ -392,14 +391,11 @@ async def test_under_the_approval_the_header_clock_moves_every_15_seconds(
         screen = app.run_screen
         assert screen is not None
         screen._tick()  # the timer's call
-        shown = screen.header.facts.elapsed_s
-        assert shown is not None
-        now[0] += 5
-        screen._tick()
-        assert screen.header.facts.elapsed_s == shown
-        now[0] += 11
-        screen._tick()
-        assert screen.header.facts.elapsed_s == shown + 16
+        shown = screen.header.facts
+        for step in (5, 11, 60):
+            now[0] += step
+            screen._tick()
+            assert screen.header.facts == shown
 
 
 async def test_with_nothing_over_the_run_the_header_clock_moves_every_second(
@@ -510,3 +506,63 @@ async def test_replay_without_follow_offers_no_follow_live(tmp_path: Path) -> No
         assert "Follow live" not in text and "Search" in text, text
         # The key column is as wide as its widest keys: no key runs into its words.
         assert "up/down/pageup/pagedown  " in text, text
+
+
+# --- one measure per time -------------------------------------------------------------------
+
+
+async def test_a_round_shows_the_same_times_live_and_in_replay(tmp_path: Path) -> None:
+    """The timeline's figure is the action's (850 ms) live and in replay, not the action
+    live and the whole round in replay; the panes say what each time measures."""
+    driver = holding_driver()
+    app = live_app(driver, tmp_path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        run = await shown_run_screen(pilot, app)
+        await wait_until(pilot, lambda: driver.waiting == "hold")
+        live_row = run.source.row(0)
+        run.select_row(0)
+        await pilot.pause()
+        live_result = str(run.panes.pane("result").border_subtitle)
+        live_model = str(run.panes.pane("model").border_subtitle)
+    log = write_fixed_log(tmp_path / "run.jsonl")
+    replay_app = ReplayApp(log, config_dir=tmp_path, persist_theme=False)
+    async with replay_app.run_test(size=(160, 45)) as pilot:
+        await wait_until(pilot, lambda: isinstance(replay_app.screen, RoundsScreen))
+        screen = replay_app.screen
+        assert isinstance(screen, RoundsScreen)
+        rows = [screen.source.row(k) for k in range(len(screen.source))]
+        first = next(r for r in rows if r.number == "1")
+        screen.select_row(rows.index(first))
+        await pilot.pause()
+        replay_result = str(screen.panes.pane("result").border_subtitle)
+        replay_model = str(screen.panes.pane("model").border_subtitle)
+    assert live_row.duration == first.duration == "850ms"
+    assert live_result == "action 0.8 s" or live_result == "action 0.9 s", live_result
+    assert replay_result.startswith(live_result) and "round 1.9 s" in replay_result
+    assert live_model.split(" · ")[0] == replay_model.split(" · ")[0] == "0.9 s"
+
+
+async def test_the_header_says_when_its_clock_stands_still_and_the_dialog_counts(
+    tmp_path: Path,
+) -> None:
+    now = [100.0]
+    driver = UiTestDriver(rounds=[booking_rounds()[0]])
+    app = live_app(driver, tmp_path, clock=lambda: now[0])
+    async with app.run_test(size=(160, 45)) as pilot:
+        run = await shown_run_screen(pilot, app)
+        now[0] += 31
+        await _ask_at_approval(pilot, driver)
+        await pilot.pause()
+        facts = run.header_facts()
+        assert facts.elapsed_note == "when this dialog opened"
+        stood = facts.elapsed_s
+        dialog = app.screen.query_one("#approval-dialog")
+        assert str(dialog.border_subtitle) == "waiting 00:00"
+        now[0] += 42
+        await wait_until(pilot, lambda: str(dialog.border_subtitle) == "waiting 00:42")
+        assert run.header_facts().elapsed_s == stood  # the header does not move under it
+        await pilot.press("a")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen))
+        facts = run.header_facts()
+        assert facts.elapsed_note == "" and facts.elapsed_s is not None
+        assert stood is not None and facts.elapsed_s >= stood + 42

@@ -20,7 +20,7 @@ from textual.widgets import Input, Label, Static
 from core.guard.decision import ApprovalDecision
 from core.run.events import ApprovalRequest
 from core.visible import visible
-from tui.screens.interrupt import InterruptibleModal
+from tui.screens.interrupt import InterruptibleModal, start_wait_clock
 from tui.widgets.panes import NARROW_COLUMNS, digest_content, json_content
 
 Mode = Literal["choose", "deny", "edit"]
@@ -56,6 +56,7 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
             "A", "approve_kind", "Approve all of kind", key_display="A", id="approval.approve_kind"
         ),
         Binding("x", "abort", "Abort run", id="approval.abort"),
+        Binding("o", "open_picture", "Open the picture", id="approval.open_picture"),
         Binding("escape", "back", "Back", show=False, id="approval.back"),
         Binding("ctrl+s", "submit", "Send", show=False, id="approval.submit"),
     ]
@@ -176,17 +177,23 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
         every: tuple[str | tuple[str, str], ...] = (
             () if self.request.risky else (("A", "bold"), f" approve every {kind} this run   ")
         )
+        crop = self.request.crop
+        picture: tuple[str | tuple[str, str], ...] = (
+            (("o", "bold"), " open the picture   ") if crop is not None and crop.png else ()
+        )
         return Content.assemble(
             ("a", "bold"), "/", ("y", "bold"), " approve   ",
             ("d", "bold"), "/", ("n", "bold"), " deny   ",
             ("e", "bold"), " edit   ",
             *every,
+            *picture,
             ("x", "bold"), " abort run",
         )  # fmt: skip
 
     def on_mount(self) -> None:
         self.set_class(self.request.risky, "-risky")
         self._fit(self.app.size.width)
+        start_wait_clock(self, "#approval-dialog")
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width)
@@ -216,11 +223,40 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While a note or an edit is being typed, letters belong to the input.
-        if self.mode != "choose" and action in ("approve", "deny", "edit", "approve_kind", "abort"):
+        if self.mode != "choose" and action in (
+            "approve",
+            "deny",
+            "edit",
+            "approve_kind",
+            "abort",
+            "open_picture",
+        ):
+            return False
+        if action == "open_picture" and (self.request.crop is None or not self.request.crop.png):
             return False
         if action == "approve_kind" and self.request.risky:
             return False  # a risky action asks every time: not offered, and not taken
         return not (action == "submit" and self.mode == "choose")
+
+    def action_open_picture(self) -> None:
+        """``o``: the target's picture full size, in the picture viewer (tui/viewer.py)."""
+        import io
+
+        from PIL import Image as PILImage
+
+        from tui.viewer import open_picture
+
+        crop = self.request.crop
+        if crop is None or not crop.png:
+            return
+        try:
+            image = PILImage.open(io.BytesIO(crop.png))
+            image.load()
+        except (OSError, ValueError) as exc:
+            self.app.notify(visible(f"The picture cannot be read: {exc}"), markup=False)
+            return
+        said = open_picture(self.app, image, f"round-{self.request.round}-target")
+        self.app.notify(visible(said), markup=False)
 
     # --- decisions -----------------------------------------------------------------------
 

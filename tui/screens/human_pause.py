@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from core.run.events import HumanRequest, HumanResponse
 from core.visible import visible
-from tui.screens.interrupt import InterruptibleModal
+from tui.screens.interrupt import InterruptibleModal, start_wait_clock
 
 KIND_TITLES = {
     "password": "A password is needed",
@@ -76,6 +76,9 @@ class HumanPauseScreen(InterruptibleModal[HumanResponse]):
         super().__init__()
         self.request = request
         self.headless_cause = headless_cause
+
+    def on_mount(self) -> None:
+        start_wait_clock(self, "#human-dialog")
 
     def compose(self) -> ComposeResult:
         request = self.request

@@ -12,7 +12,7 @@ before any screen binding is asked).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
@@ -41,3 +41,23 @@ class InterruptibleModal(ModalScreen[T]):
             self.app.copy_to_clipboard(selected)
             return
         self.app.action_help_quit()
+
+
+def start_wait_clock(screen: ModalScreen[Any], dialog: str) -> None:
+    """A decision modal's own clock: "waiting 00:42" on the border of its ``dialog`` (a
+    selector), every second. The run's header does not move while a modal covers it (see
+    RunScreen._tick): the person still sees how long the run has waited for them."""
+    clock = getattr(screen.app, "clock", None)
+    if not callable(clock):
+        return
+    opened = clock()
+
+    def tick() -> None:
+        from tui.labels import elapsed_text
+
+        found = screen.query(dialog)
+        if found:
+            found.first().border_subtitle = f"waiting {elapsed_text(clock() - opened)}"
+
+    tick()
+    screen.set_interval(1.0, tick)

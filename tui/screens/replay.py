@@ -234,6 +234,7 @@ class ReplayScreen(RoundsScreen):
         Binding("P", "jump('pause', -1)", "Previous pause", show=False, id="replay.previous_pause"),
         Binding("escape", "close_search", "Close search", show=False, id="replay.close_search"),
         Binding("5", "pane('screenshot')", "Screenshot", show=False, id="replay.pane_screenshot"),
+        Binding("o", "open_picture", "Open the picture", show=False, id="replay.open_picture"),
     ]
 
     class EntriesScanned(Message):
@@ -294,6 +295,21 @@ class ReplayScreen(RoundsScreen):
 
     def follow_allowed(self) -> bool:
         return self.follow
+
+    def action_open_picture(self) -> None:
+        """``o``: the selected round's screenshot full size, in the picture viewer (or, in
+        ``handrail serve``, the browser): the checked picture, encoded afresh
+        (tui/viewer.py), never the file the log names."""
+        from tui.viewer import open_picture
+
+        shown = self.screenshot_pane.shown
+        if shown is None or shown.image is None:
+            self.app.notify("No picture for this round.", markup=False)
+            return
+        cursor = self.timeline.cursor
+        entry = self.rows.entries[cursor] if cursor is not None else None
+        name = f"round-{entry.round}" if entry is not None and entry.round else "round"
+        self.app.notify(visible(open_picture(self.app, shown.image, name)), markup=False)
 
     def on_mount(self) -> None:
         self.panes.show(

@@ -81,11 +81,9 @@ class LiveRows:
         )
 
 
-COVERED_TICK = 15.0
 THINKING_TICK = 0.125
 """Seconds between the model pane's moves while the model is thinking (its indicator's
 frame rate; only that pane is redrawn)."""
-"""Seconds between the header clock's moves while a modal screen covers the run screen."""
 
 
 class RunScreen(RoundsScreen):
@@ -123,7 +121,8 @@ class RunScreen(RoundsScreen):
         """The latest ``PhaseChanged`` text (before the first: the one the app expects)."""
         self._leave_when_closed = False
         self._aborting = False
-        self._ticked_at: float | None = None
+        self._covered_at: float | None = None
+        """The app's clock when a modal covered this screen (None: uncovered)."""
 
     # --- the run -------------------------------------------------------------------------
 
@@ -138,16 +137,23 @@ class RunScreen(RoundsScreen):
         self.call_after_refresh(self._start_run)
 
     def _tick(self) -> None:
-        """The header's clock, every second; every ``COVERED_TICK`` seconds while a modal
-        (the approval, the hand-over, a question) covers this screen: Textual repaints the
-        whole modal for any change underneath, so a 1 s clock sent the terminal the whole
-        approval, its picture included (about 27 kB), every second while the person
-        decided."""
-        now = self.app_clock()
-        covered = self.app.screen is not self
-        if covered and self._ticked_at is not None and now - self._ticked_at < COVERED_TICK:
-            return
-        self._ticked_at = now
+        """The header's clock, every second; not while a modal (the approval, the
+        hand-over, a question) covers this screen: Textual repaints the whole modal for any
+        change underneath, so a 1 s clock sent the terminal the whole approval, its picture
+        included (about 27 kB), every second while the person decided. The header then
+        says the time it shows is the time the modal opened (``covered_at``); the modal
+        counts its own wait."""
+        if self.app.screen is self:
+            self.refresh_header()
+
+    def on_screen_suspend(self) -> None:
+        super().on_screen_suspend()
+        self._covered_at = self.app_clock()
+        self.refresh_header()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self._covered_at = None
         self.refresh_header()
 
     def _thinking_tick(self) -> None:
@@ -288,8 +294,11 @@ class RunScreen(RoundsScreen):
             elif self.exit_code is not None or self._aborting:
                 state = f"{state} · {self.phase}"
         elapsed = None
+        note = ""
         if self._started_at is not None:
             end = self._ended_at if self._ended_at is not None else self.app_clock()
+            if self._ended_at is None and self._covered_at is not None:
+                end, note = self._covered_at, "when this dialog opened"
             elapsed = end - self._started_at
         return HeaderFacts(
             task=view.task,
@@ -300,6 +309,7 @@ class RunScreen(RoundsScreen):
             round=view.rounds[-1].number if view.rounds else 0,
             max_rounds=view.max_rounds,
             elapsed_s=elapsed,
+            elapsed_note=note,
             tokens=view.tokens,
             following=self.following,
         )

@@ -29,6 +29,8 @@ class HeaderFacts:
     round: int = 0
     max_rounds: int = 0
     elapsed_s: float | None = None
+    elapsed_note: str = ""
+    """Said after the elapsed time when it does not move (a dialog covers the run)."""
     tokens: int = 0
     following: bool | None = True
     """None: following does not apply (replay of a finished log)."""
@@ -71,7 +73,10 @@ class RunHeader(Widget):
             Content(f"round {facts.round} of {facts.max_rounds or '?'}"),
         ]
         if facts.elapsed_s is not None:
-            facts_parts.append(Content(elapsed_text(facts.elapsed_s)))
+            clock = Content(elapsed_text(facts.elapsed_s))
+            if facts.elapsed_note:
+                clock = Content.assemble(clock, (f" {facts.elapsed_note}", "dim"))
+            facts_parts.append(clock)
         facts_parts.append(Content(f"{facts.tokens:,} tokens"))
         if facts.model:
             facts_parts.append(Content(visible(facts.model)))

@@ -305,6 +305,17 @@ def model_pane_text(view: RoundView, now: float | None = None) -> PaneText:
     return PaneText(model, subtitle)
 
 
+def timing_subtitle(view: RoundView) -> str:
+    """What each time under the result measures: the action (the timeline's figure), and
+    in replay the whole round, the person's wait included."""
+    parts = []
+    if view.duration_ms is not None:
+        parts.append(f"action {view.duration_ms / 1000:.1f} s")
+    if view.round_ms is not None:
+        parts.append(f"round {view.round_ms / 1000:.1f} s")
+    return " · ".join(parts)
+
+
 def round_texts(view: RoundView, now: float | None = None) -> dict[str, PaneText]:
     """The four panes' text for a round (``now``: the app's clock in a live run, for the
     time the model has been thinking)."""
@@ -312,7 +323,7 @@ def round_texts(view: RoundView, now: float | None = None) -> dict[str, PaneText
         "digest": PaneText(digest_content(view.digest), view.url),
         "model": model_pane_text(view, now),
         "action": PaneText(action_content(view), ""),
-        "result": PaneText(result_content(view), ""),
+        "result": PaneText(result_content(view), timing_subtitle(view)),
     }
 
 

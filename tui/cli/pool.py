@@ -69,7 +69,7 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with no ACTION: which pool's screen to open (default: default)",
     )
     pool.add_argument("--theme", metavar="NAME", help="with no ACTION: colour theme")
-    # No ACTION: the pool screen, watching runs started elsewhere (read-only).
+    # No ACTION: the pool screen, watching runs started elsewhere (its row keys: SlotCommands).
     actions = pool.add_subparsers(dest="pool_command", metavar="ACTION", required=False)
 
     start = actions.add_parser("start", help="start (or adopt) the pool's browser and its slots")
@@ -196,7 +196,7 @@ def run_pool(args: argparse.Namespace) -> int:
 
 
 def _watch(name: str, theme: str | None) -> int:
-    """``handrail pool [--name NAME]``: the pool screen, read-only (exit 2 for no such pool)."""
+    """``handrail pool [--name NAME]``: the pool screen (exit 2 for no such pool)."""
     from core.pool.pool import status
     from core.pool.state import PoolError, check_name
 

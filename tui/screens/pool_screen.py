@@ -8,7 +8,7 @@ logs as ``replay --follow`` does. Enter opens the selected row's run, when there
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -49,12 +49,75 @@ RowSource = Callable[[], tuple[str, Sequence[PoolRow]]]
 """Returns the title line (the pool, its browser, counts) and the rows, oldest slot first."""
 
 
+class SlotCommands:
+    """What the pool screen's row keys do to the pool ``name`` (``handrail pool``'s screen):
+    the same commands as ``pool clear``, ``pool show``, ``pool stop`` and the resume line of
+    ``pool status``, each answering in words for a notice (a refusal included)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def clear(self, slot: int) -> str:
+        from core.pool.pool import clear
+        from core.pool.state import PoolError
+
+        try:
+            await clear(self.name, [slot])
+        except PoolError as exc:
+            return str(exc)
+        return f"slot {slot} cleared: a fresh tab in a fresh context, nothing of its last run"
+
+    async def show(self, slot: int) -> str:
+        from core.browser.errors import BrowserError
+        from core.pool.pool import show
+        from core.pool.state import PoolError
+
+        try:
+            shown = await show(self.name, slot)
+        except (PoolError, BrowserError) as exc:
+            return str(exc)
+        return f"slot {slot}'s tab is at the front of the pool's browser: {shown.url}"
+
+    async def stop(self) -> str:
+        from core.browser.errors import BrowserError
+        from core.pool.pool import stop
+        from core.pool.state import PoolError
+
+        try:
+            info = await stop(self.name)
+        except (PoolError, BrowserError) as exc:
+            return str(exc)
+        return f"pool {self.name}: " + (
+            "browser stopped" if info.kind == "launch" else "slots closed"
+        )
+
+    def resume(self, slot: int) -> str:
+        from core.pool.pool import resume_command, status
+        from core.pool.state import PoolError
+        from tui.cli.command import handrail_command
+
+        try:
+            current = status(self.name)
+        except PoolError as exc:
+            return str(exc)
+        found = next((s for s in current.slots if s.slot == slot), None)
+        command = resume_command(self.name, found, handrail_command()) if found else None
+        if command is None:
+            return f"slot {slot} is not completed: there is nothing to go on from"
+        return command
+
+
 class PoolScreen(Screen[None]):
     """The slots of one pool; ``open_run(key)`` is called on Enter for a row with a key."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open run", id="pool.open"),
+        Binding("s", "show_slot", "Show tab", id="pool.show"),
+        Binding("c", "clear_slot", "Clear slot", id="pool.clear"),
+        Binding("r", "resume_slot", "Resume command", id="pool.resume"),
+        Binding("X", "stop_pool", "Stop pool", key_display="X", id="pool.stop"),
     ]
+    SLOT_ACTIONS = ("show_slot", "clear_slot", "resume_slot", "stop_pool")
 
     DEFAULT_CSS = """
     PoolScreen {
@@ -73,12 +136,15 @@ class PoolScreen(Screen[None]):
         open_run: Callable[[str], None] | None = None,
         interval: float = 0.5,
         hint: str = "",
+        commands: SlotCommands | None = None,
     ) -> None:
         """``interval``: seconds between polls of ``rows`` (the pool's database is read
-        each time; a few milliseconds)."""
+        each time; a few milliseconds). ``commands``: the row keys (show, clear, resume,
+        stop), offered only with them."""
         super().__init__()
         self._source = rows
         self._open_run = open_run
+        self.commands = commands
         self._interval = interval
         self._hint = hint
         self._shown: tuple[str, tuple[PoolRow, ...]] | None = None
@@ -134,6 +200,78 @@ class PoolScreen(Screen[None]):
             self.app.notify(f"Slot {row.slot} has no run to open.", markup=False)
             return
         self._open_run(row.key)
+
+    # --- the row keys: each says what it did, or why not; the two that take something
+    # away (clear, stop) ask first ----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.SLOT_ACTIONS:
+            return self.commands is not None
+        return True
+
+    def _selected_slot(self) -> int | None:
+        if not self.rows:
+            return None
+        cell = self.rows[min(self.table.cursor_row, len(self.rows) - 1)].slot
+        return int(cell) if cell.isdigit() else None
+
+    def _say(self, text: str) -> None:
+        # A pool's error may quote Chrome's or a page's words: shown, never obeyed.
+        self.app.notify(visible(text), markup=False, timeout=8)
+
+    def action_show_slot(self) -> None:
+        slot = self._selected_slot()
+        if slot is not None and self.commands is not None:
+            self.run_worker(self._then_say(self.commands.show(slot)), group="pool")
+
+    def action_clear_slot(self) -> None:
+        from tui.screens.confirm import ConfirmScreen
+
+        slot = self._selected_slot()
+        commands = self.commands
+        if slot is None or commands is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._then_say(commands.clear(slot)), group="pool")
+
+        question = (
+            f"Clear slot {slot}? Its tab and browser context close, with their cookies and "
+            "logins; it gets a fresh one. A running slot is never cleared."
+        )
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def action_stop_pool(self) -> None:
+        from tui.screens.confirm import ConfirmScreen
+
+        commands = self.commands
+        if commands is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._then_say(commands.stop()), group="pool")
+
+        question = (
+            f"Stop pool {commands.name}? Its browser closes with every slot. It is refused "
+            "while a slot is running."
+        )
+        self.app.push_screen(ConfirmScreen(question), answered)
+
+    def action_resume_slot(self) -> None:
+        slot = self._selected_slot()
+        if slot is None or self.commands is None:
+            return
+        said = self.commands.resume(slot)
+        if said.startswith(("handrail", "/", ".")) and " --resume-slot " in said:
+            self.app.copy_to_clipboard(said)
+            said = f"to go on in slot {slot} (copied): {said}"
+        self._say(said)
+
+    async def _then_say(self, done: Awaitable[str]) -> None:
+        self._say(await done)
+        self.refresh_rows()
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -237,7 +375,7 @@ class PoolWatch:
         alive = "" if current.browser_alive else " · browser not running"
         title = (
             f"pool {self.name} at {current.info.endpoint}{alive} · {running} of "
-            f"{len(current.slots)} slots running · read-only"
+            f"{len(current.slots)} slots running · runs supervised where they started"
         )
         return title, rows
 
@@ -252,7 +390,7 @@ class PoolWatch:
 
 
 class PoolWatchApp(ObservatoryApp):
-    """``handrail pool``: the pool screen, read-only; Enter follows a slot's audit log as
+    """``handrail pool``: the pool screen; Enter follows a slot's audit log as
     ``replay --follow`` does, Esc comes back."""
 
     def __init__(self, name: str, *, poll_interval: float = 0.5, **options: Any) -> None:
@@ -266,8 +404,9 @@ class PoolWatchApp(ObservatoryApp):
             self.watch_rows.rows,
             open_run=self.open_log,
             interval=self._poll_interval,
-            hint="enter: follow the slot's audit log · q: quit · runs are supervised where "
-            "they were started",
+            hint="enter: follow the slot's audit log · s show · c clear · r resume · X stop · "
+            "runs are supervised where they were started",
+            commands=SlotCommands(self.watch_rows.name),
         )
         self.push_screen(self.pool_screen)
 

@@ -25,6 +25,7 @@ from core.run.events import (
     HumanNeeded,
     HumanReturned,
     ModelReplied,
+    ModelWriting,
     Observed,
     RoundStarted,
     RunFinished,
@@ -92,6 +93,8 @@ class RoundView:
     for the time it has been thinking; None in replay."""
     model_ms: float | None = None
     """How long the model took to answer (the request, as core measured it)."""
+    writing: str | None = None
+    """Live, while a streaming model writes: its text so far (None once it has replied)."""
 
     def meaning(self) -> Meaning:
         """The round's outcome in the words the colours use."""
@@ -166,8 +169,13 @@ class RunView:
                 view.url, view.title, view.digest = event.url, event.title, event.digest
                 view.phase = "thinking"
                 return view
+            case ModelWriting():
+                view = self.round(event.round)
+                view.writing = event.text
+                return view
             case ModelReplied():
                 view = self.round(event.round)
+                view.writing = None
                 view.model_output = list(event.output)
                 view.usage = dict(event.usage)
                 view.model_ms = event.duration_ms or None

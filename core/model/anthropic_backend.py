@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import anthropic
@@ -108,9 +108,16 @@ class AnthropicModel:
             self.vision = self.vision and caps.image_input.supported
 
     async def reply(
-        self, *, system: str, messages: Sequence[MessageParam], tools: Sequence[ToolParam]
+        self,
+        *,
+        system: str,
+        messages: Sequence[MessageParam],
+        tools: Sequence[ToolParam],
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
-        """One turn. Raises :class:`ModelError` after the SDK's retries.
+        """One turn. Raises :class:`ModelError` after the SDK's retries. ``on_text``: the
+        reply is streamed, and each time its text grows it is called with the text so far
+        (the text blocks joined; tool calls are not text).
 
         No ``temperature``: API version 2026-10-21 (sent by anthropic SDK 2.x) rejects every
         sampling parameter with a 400, and the SDK no longer offers them.
@@ -124,14 +131,30 @@ class AnthropicModel:
             last["cache_control"] = {"type": "ephemeral"}
             tool_list[-1] = last
         try:
-            message = await self._client.messages.create(
-                model=self.model_id,
-                max_tokens=self.max_tokens,
-                system=system_blocks,
-                messages=list(messages),
-                tools=tool_list if tool_list else anthropic.omit,
-                tool_choice={"type": "auto"} if tool_list else anthropic.omit,
-            )
+            if on_text is None:
+                message = await self._client.messages.create(
+                    model=self.model_id,
+                    max_tokens=self.max_tokens,
+                    system=system_blocks,
+                    messages=list(messages),
+                    tools=tool_list if tool_list else anthropic.omit,
+                    tool_choice={"type": "auto"} if tool_list else anthropic.omit,
+                )
+            else:
+                async with self._client.messages.stream(
+                    model=self.model_id,
+                    max_tokens=self.max_tokens,
+                    system=system_blocks,
+                    messages=list(messages),
+                    tools=tool_list if tool_list else anthropic.omit,
+                    tool_choice={"type": "auto"} if tool_list else anthropic.omit,
+                ) as stream:
+                    written = ""
+                    async for event in stream:
+                        if event.type == "text":
+                            written += event.text
+                            on_text(written)
+                    message = await stream.get_final_message()
         except anthropic.APIConnectionError as err:
             raise ModelError(
                 f"Lost the connection to the Anthropic API at {self.base_url} ({err}) after "
@@ -140,7 +163,18 @@ class AnthropicModel:
         except anthropic.AuthenticationError as err:
             raise ModelError(f"The Anthropic API rejected the key (401). {_KEY_HELP}") from err
         except anthropic.APIStatusError as err:
+            if err.status_code == 200:  # an error event inside a stream that had begun
+                raise ModelError(
+                    f"The Anthropic API's reply broke off: {_error_text(err)}. Run again; if "
+                    "it recurs, try again in a few minutes."
+                ) from err
             raise ModelError(_status_message(err, self.model_id, self.max_retries)) from err
+        except anthropic.APIError as err:
+            # A stream that broke off midway (an error event, a cut connection).
+            raise ModelError(
+                f"The Anthropic API's reply broke off ({err}). Run again; if it recurs, check "
+                f"the network to {self.base_url}."
+            ) from err
         return _to_reply(message)
 
 

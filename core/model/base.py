@@ -8,7 +8,7 @@ another protocol converts at its edge.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -85,9 +85,16 @@ class Model(Protocol):
         ...
 
     async def reply(
-        self, *, system: str, messages: Sequence[MessageParam], tools: Sequence[ToolParam]
+        self,
+        *,
+        system: str,
+        messages: Sequence[MessageParam],
+        tools: Sequence[ToolParam],
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
-        """One model turn. Raises :class:`ModelError` when the call fails after retries."""
+        """One model turn. Raises :class:`ModelError` when the call fails after retries.
+        ``on_text``: a backend that streams calls it with the reply's text so far as it
+        grows (for the person's screen only); others ignore it."""
         ...
 
 

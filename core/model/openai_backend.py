@@ -7,7 +7,7 @@ requests to chat-completions messages and the response back to Anthropic content
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -118,7 +118,12 @@ class OpenAIModel:
             )
 
     async def reply(
-        self, *, system: str, messages: Sequence[MessageParam], tools: Sequence[ToolParam]
+        self,
+        *,
+        system: str,
+        messages: Sequence[MessageParam],
+        tools: Sequence[ToolParam],
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
         """One turn at temperature 0 with ``tool_choice`` auto. Raises :class:`ModelError`."""
         converted = to_openai_messages(system, messages, vision=self.vision)

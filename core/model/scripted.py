@@ -270,7 +270,12 @@ class ScriptedPlan:
         """The plan was read and validated when this object was made."""
 
     async def reply(
-        self, *, system: str, messages: Sequence[MessageParam], tools: Sequence[ToolParam]
+        self,
+        *,
+        system: str,
+        messages: Sequence[MessageParam],
+        tools: Sequence[ToolParam],
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
         """The next step as a tool_use; ``finish`` (unsuccessful) when the plan ran out.
 

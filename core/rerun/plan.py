@@ -22,7 +22,7 @@ skipped, and said so in the round's reason. Without a model nothing is ever skip
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
@@ -107,7 +107,12 @@ class RecordedPlan:
             await self.fallback.check()
 
     async def reply(
-        self, *, system: str, messages: Sequence[MessageParam], tools: Sequence[ToolParam]
+        self,
+        *,
+        system: str,
+        messages: Sequence[MessageParam],
+        tools: Sequence[ToolParam],
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
         """The next recorded step, the model's reply for a step that no longer fits, or
         ``finish``. Raises :class:`~core.model.base.ModelError` only from the model."""
@@ -138,7 +143,7 @@ class RecordedPlan:
         assert why is not None
         if self.fallback is None:
             return self._stop(pending, why)
-        return await self._ask_model(pending, why, fit, system, messages, tools)
+        return await self._ask_model(pending, why, fit, system, messages, tools, on_text)
 
     # -- one step ----------------------------------------------------------------------
 
@@ -303,6 +308,7 @@ class RecordedPlan:
         system: str,
         messages: Sequence[MessageParam],
         tools: Sequence[ToolParam],
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
         assert self.fallback is not None
         closest = fit.closest if fit is not None else ()
@@ -323,7 +329,10 @@ class RecordedPlan:
         self.model_requests += 1
         self._model_acted = True
         reply = await self.fallback.reply(
-            system=system, messages=_with_note(messages, "\n".join(note)), tools=tools
+            system=system,
+            messages=_with_note(messages, "\n".join(note)),
+            tools=tools,
+            on_text=on_text,
         )
         return ModelReply(
             content=reply.content,

@@ -68,6 +68,7 @@ from core.run.events import (
     Event,
     EventSink,
     ModelReplied,
+    ModelWriting,
     Observed,
     RerunOf,
     RoundStarted,
@@ -244,6 +245,7 @@ class Agent:
             system=SYSTEM_PROMPT,
             messages=self.context.messages(observation, notes),
             tools=self.tools,
+            on_text=lambda text: self.emit(ModelWriting(round=n, text=self.secrets.scrub(text))),
         )
         parsed = parse_reply(reply.content, allow_js=self.config.allow_js)
         # Text withheld in an earlier round may come back in the model's words.

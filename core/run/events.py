@@ -160,6 +160,16 @@ class ModelReplied:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelWriting:
+    """The reply's text so far, while a streaming backend writes it (before
+    :class:`ModelReplied`): for the person's screen only, never recorded. Scrubbed like the
+    reply (text withheld earlier reads «redacted»)."""
+
+    round: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ActionParsed:
     round: int
     action: Action | None
@@ -238,6 +248,7 @@ Event = (
     RunStarted
     | RoundStarted
     | Observed
+    | ModelWriting
     | ModelReplied
     | ActionParsed
     | ApprovalNeeded

@@ -104,6 +104,9 @@ class FakeApiServer:
                 with fake._lock:
                     fake.requests.append(request)
                 status, extra, payload = fake._answer(request)
+                if isinstance(payload, EventStream):
+                    self._stream(payload)
+                    return
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -112,6 +115,21 @@ class FakeApiServer:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _stream(self, stream: EventStream) -> None:
+                # Server-sent events, as the Messages API streams (the connection closes
+                # after message_stop); ``stream.hold``, once the first chunk is out.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                for k, (name, data) in enumerate(stream.events):
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+                    if k == stream.hold_after and stream.hold is not None:
+                        stream.held.set()
+                        stream.hold.wait(timeout=60)
 
             do_GET = do_POST = do_DELETE = _serve
 
@@ -226,6 +244,68 @@ class MessageReply:
     content: list[dict[str, Any]]
     stop_reason: str | None = None
     usage: dict[str, int] | None = None
+    hold: threading.Event | None = None
+    """Streamed: the stream stops after its first text chunk until this is set (and sets
+    ``held`` when it gets there), so a test sees a reply half written."""
+    held: threading.Event = field(default_factory=threading.Event)
+    broken: bool = False
+    """Streamed: an ``error`` event (overloaded) right after the first text chunk, and the
+    stream ends there, as a stream that breaks off midway."""
+
+
+@dataclass
+class EventStream:
+    """A streamed reply: ``(event, data)`` pairs sent as server-sent events."""
+
+    events: list[tuple[str, dict[str, Any]]]
+    hold_after: int = -1
+    hold: threading.Event | None = None
+    held: threading.Event = field(default_factory=threading.Event)
+
+
+def stream_events(message: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+    """The Messages API's events for ``message``: each text block in two chunks, each
+    tool_use input as one JSON delta. Returns them and the index of the first text chunk."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
+    first_text = -1
+    for index, block in enumerate(message["content"]):
+        if block.get("type") == "text":
+            opening = {"type": "text", "text": ""}
+        else:
+            opening = {**block, "input": {}}
+        events.append(
+            ("content_block_start",
+             {"type": "content_block_start", "index": index, "content_block": opening})
+        )  # fmt: skip
+        if block.get("type") == "text":
+            text = str(block["text"])
+            for chunk in (text[: len(text) // 2], text[len(text) // 2 :]):
+                delta = {"type": "text_delta", "text": chunk}
+                events.append(
+                    ("content_block_delta",
+                     {"type": "content_block_delta", "index": index, "delta": delta})
+                )  # fmt: skip
+                if first_text < 0:
+                    first_text = len(events) - 1
+        else:
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}
+            events.append(
+                ("content_block_delta",
+                 {"type": "content_block_delta", "index": index, "delta": delta})
+            )  # fmt: skip
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
+        ("message_delta",
+         {"type": "message_delta",
+          "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+          "usage": {"output_tokens": usage.get("output_tokens", 20)}})
+    )  # fmt: skip
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events, first_text
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -301,8 +381,6 @@ class FakeAnthropic(FakeApiServer):
 
     def _message(self, request: Recorded) -> tuple[int, dict[str, str], Any]:
         body = request.body if isinstance(request.body, dict) else {}
-        if body.get("stream"):
-            return self.error(Failure(400, "invalid_request_error", "fake: no streaming", {}))
         item = self._next_item(body)
         if item is None:
             return self.exhausted(f"POST /v1/messages #{len(self.message_bodies)}")
@@ -318,20 +396,26 @@ class FakeAnthropic(FakeApiServer):
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         }
-        return (
-            200,
-            {"request-id": f"req_fake_{len(self.requests)}"},
-            {
-                "id": f"msg_fake_{len(self.requests)}",
-                "type": "message",
-                "role": "assistant",
-                "model": body.get("model", "claude-fake"),
-                "content": item.content,
-                "stop_reason": item.stop_reason or ("tool_use" if has_tool else "end_turn"),
-                "stop_sequence": None,
-                "usage": usage,
-            },
-        )
+        message = {
+            "id": f"msg_fake_{len(self.requests)}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude-fake"),
+            "content": item.content,
+            "stop_reason": item.stop_reason or ("tool_use" if has_tool else "end_turn"),
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        if body.get("stream"):
+            events, first_text = stream_events(message)
+            if item.broken:
+                overloaded = {"type": "overloaded_error", "message": "Overloaded"}
+                events = [
+                    *events[: first_text + 1],
+                    ("error", {"type": "error", "error": overloaded}),
+                ]
+            return 200, {}, EventStream(events, first_text, item.hold, item.held)
+        return 200, {"request-id": f"req_fake_{len(self.requests)}"}, message
 
 
 def _model_info(model_id: str) -> dict[str, Any]:

@@ -196,3 +196,33 @@ def test_the_header_knows_the_model_label_before_the_sdk_loads() -> None:
     spec = "anthropic:claude-sonnet-5-5"
     model = build_model(spec, base_url=None, env=env)
     assert spec_label(spec, base_url=None, env=env) == model.label
+
+
+async def test_a_streamed_reply_tells_its_text_as_it_grows_and_ends_the_same(
+    fake: FakeAnthropic, model: AnthropicModel
+) -> None:
+    fake.add_tool_use(
+        "click", {"index": 3, "reason": "Book the seat."}, text="The button is there."
+    )
+    seen: list[str] = []
+    tools = tool_definitions(allow_js=False)
+    reply = await model.reply(
+        system=SYSTEM, messages=conversation(), tools=tools, on_text=seen.append
+    )
+    assert fake.message_bodies[-1]["stream"] is True
+    assert seen[-1] == "The button is there." and len(seen) >= 2 and seen[0] != seen[-1]
+    assert all(seen[-1].startswith(s) for s in seen)
+    assert reply.content[1]["input"] == {"index": 3, "reason": "Book the seat."}
+    assert reply.stop_reason == "tool_use"
+
+
+async def test_a_stream_that_breaks_off_is_a_model_error(
+    fake: FakeAnthropic, model: AnthropicModel
+) -> None:
+    from tests.helpers.fake_anthropic import MessageReply, text_block
+
+    fake.add(MessageReply([text_block("Half of what I meant to say")], broken=True))
+    seen: list[str] = []
+    with pytest.raises(ModelError, match=r"broke off.*[Oo]verloaded"):
+        await model.reply(system=SYSTEM, messages=conversation(), tools=[], on_text=seen.append)
+    assert seen  # the half that came was shown

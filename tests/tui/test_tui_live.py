@@ -214,3 +214,55 @@ async def test_resume_after_a_human_pause_continues_the_run(
     records = read_log(next((tmp_path / "logs").glob("*.jsonl"))).records
     kinds = [r["type"] for r in records]
     assert kinds.index("human_pause") < kinds.index("human_resume") < kinds.index("round")
+
+
+async def test_the_model_pane_shows_the_text_as_the_model_writes_it(
+    tmp_path: Path, site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    """The real SDK streams the reply from the fake Messages API, which stops after its
+    first chunk: the pane shows the half written so far under the running clock, then the
+    whole reply; the log keeps only the whole reply."""
+    import threading
+
+    from tests.helpers.fake_anthropic import MessageReply, text_block, tool_use_block
+
+    hold = threading.Event()
+    words = "The contact form is there, so I am done with this task."
+    fake.add(
+        MessageReply(
+            [
+                text_block(words),
+                tool_use_block(
+                    "finish", {"success": True, "answer": "seen", "reason": "done"}, "tu_1"
+                ),
+            ],
+            hold=hold,
+        )
+    )
+    app = live_app(tmp_path, site)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await wait_until(
+                pilot,
+                lambda: app.run_screen is not None and app.screen is app.run_screen,
+                timeout=WAIT,
+            )
+            screen = app.run_screen
+            assert screen is not None
+            await pilot.pause()
+            pane = screen.panes.pane("model")
+            half = words[: len(words) // 2]
+            await wait_until(pilot, lambda: half in pane.plain, timeout=WAIT)
+            shown = pane.plain
+            assert "the model is thinking" in shown and "text (so far)" in shown, shown
+            assert words not in shown
+            hold.set()
+            await finished(pilot, app)
+            await wait_until(pilot, lambda: words in pane.plain, timeout=WAIT)
+            assert "so far" not in pane.plain
+    finally:
+        hold.set()
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    assert "so far" not in log.read_text()
+    [first] = rounds(tmp_path)
+    assert first["model_output"][0]["text"] == words

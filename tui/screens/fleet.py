@@ -25,7 +25,14 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from core.guard.decision import ApprovalDecision
-from core.run.events import ApprovalRequest, Event, HumanRequest, HumanResponse, RunFinished
+from core.run.events import (
+    ApprovalRequest,
+    Event,
+    HumanRequest,
+    HumanResponse,
+    ModelWriting,
+    RunFinished,
+)
 from core.run.fleet import FleetSecrets
 from core.visible import visible
 from tui.cli.command import typed_commands
@@ -291,6 +298,8 @@ class FleetApp(ObservatoryApp):
         run, event = message.run, message.event
         touched = run.view.apply(event)
         screen = self.screen
+        if isinstance(event, ModelWriting):
+            return  # a streaming model's text so far: the reply shows when it is whole
         if isinstance(screen, FleetRunScreen) and screen.run is run:
             if isinstance(event, RunFinished):
                 screen.rows_changed()

@@ -15,11 +15,18 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from core.run.events import Event, EventSink, Observed, RunFinished, Supervisor
+from core.run.events import (
+    Event,
+    EventSink,
+    ModelWriting,
+    Observed,
+    RunFinished,
+    Supervisor,
+)
 from core.visible import visible
 from tui.exit_codes import EXIT_CRASHED, EXIT_INTERRUPTED
 from tui.observatory import PaletteCommand
-from tui.rounds import RunView, duration_text, round_label
+from tui.rounds import RoundView, RunView, duration_text, round_label
 from tui.screens.approval import ApprovalScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.help_screen import HelpSection
@@ -156,15 +163,21 @@ class RunScreen(RoundsScreen):
         self._covered_at = None
         self.refresh_header()
 
+    def _shown_view(self) -> RoundView | None:
+        """The round whose panes are on show, if any."""
+        cursor = self.timeline.cursor
+        if cursor is None or not 0 <= cursor < len(self.run_view.rounds):
+            return None
+        return self.run_view.rounds[cursor]
+
     def _thinking_tick(self) -> None:
         """While the round on show waits for the model, its pane counts the time (not while
         a modal covers this screen: Textual would repaint the whole modal)."""
-        if self.app.screen is not self or not self.run_view.rounds:
+        if self.app.screen is not self:
             return
-        cursor = self.timeline.cursor
-        if cursor is None or not 0 <= cursor < len(self.run_view.rounds):
+        view = self._shown_view()
+        if view is None:
             return
-        view = self.run_view.rounds[cursor]
         now = self.app_clock()
         if thinking_for(view, now) is not None:
             self.panes.pane("model").show(model_pane_text(view, now))
@@ -220,6 +233,12 @@ class RunScreen(RoundsScreen):
     def _agent_event(self, message: AgentEvent) -> None:
         event = message.event
         touched = self.run_view.apply(event)
+        if isinstance(event, ModelWriting):
+            # Many a second while a model streams: only the model pane of that round, and
+            # only when it is the one on show (the next tick redraws it anyway).
+            if touched is not None and self._shown_view() is touched:
+                self.panes.pane("model").show(model_pane_text(touched, self.app_clock()))
+            return
         if isinstance(event, Observed) and touched is not None:
             touched.asked_at = self.app_clock()  # the observation goes to the model now
         if isinstance(event, RunFinished):

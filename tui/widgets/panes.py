@@ -132,11 +132,20 @@ def thinking_content(waited_s: float) -> Content:
     )
 
 
-def model_output_content(output: Any, waited_s: float | None = None) -> Content:
+def model_output_content(
+    output: Any, waited_s: float | None = None, writing: str | None = None
+) -> Content:
     """The model's reply block by block: text verbatim, tool calls as their JSON input.
-    ``waited_s``: no reply yet, and the model was asked this long ago (a live run)."""
+    ``waited_s``: no reply yet, and the model was asked this long ago (a live run);
+    ``writing``: the text a streaming model has written so far."""
     if output is None:
-        return thinking_content(waited_s) if waited_s is not None else dim("waiting for the model")
+        if waited_s is None:
+            return dim("waiting for the model")
+        if writing:
+            return _stack(
+                [thinking_content(waited_s), _heading("── text (so far)"), Content(writing)]
+            )
+        return thinking_content(waited_s)
     if isinstance(output, str):
         return Content(output)
     if not isinstance(output, list | tuple):
@@ -297,7 +306,7 @@ def model_pane_text(view: RoundView, now: float | None = None) -> PaneText:
             f"in {usage.get('input_tokens', usage.get('prompt_tokens', '?'))} / out {usage.get('output_tokens', usage.get('completion_tokens', '?'))}"
         )
     subtitle = " · ".join(facts)
-    model = model_output_content(view.model_output, thinking_for(view, now))
+    model = model_output_content(view.model_output, thinking_for(view, now), view.writing)
     recorded = recorded_content(view)
     if recorded is not None:
         model = _stack([model, recorded])

@@ -212,11 +212,17 @@ def test_the_token_becomes_an_httponly_strict_cookie(idle_server: Served) -> Non
 
 async def _press_a(tab: Tab) -> None:
     """The person presses ``a`` (approve) in the page's terminal."""
+    await _press(tab, "a")
+
+
+async def _press(tab: Tab, key: str) -> None:
+    """The person presses a letter key in the page's terminal."""
     await page_eval(tab, "document.querySelector('.xterm-helper-textarea').focus()")
+    code = f"Key{key.upper()}"
     for kind in ("keyDown", "keyUp"):
         await tab.send(
             "Input.dispatchKeyEvent",
-            {"type": kind, "key": "a", "code": "KeyA", "text": "a" if kind == "keyDown" else ""},
+            {"type": kind, "key": key, "code": code, "text": key if kind == "keyDown" else ""},
         )
 
 
@@ -398,3 +404,53 @@ async def test_a_reload_during_an_approval_comes_back_to_the_same_run(
     # The reloaded page came back to the run (or, if its socket beat the old one's close,
     # took it over from the page it replaced); either way no second run started.
     assert "a page came back to the run" in told or "took the run over" in told, told
+
+
+async def test_o_in_the_web_view_opens_the_targets_picture_as_a_real_image(
+    served: Served, browser: Browser, tab: Tab, site: FixtureSite
+) -> None:
+    """Under serve, ``o`` on the approval hands the picture to the person's browser, which
+    opens it in a tab of its own: a PNG, behind the same cookie, not half-blocks."""
+    screen = Screen(tab)
+    try:
+        await load(tab, served.url, timeout=WAIT)
+        await screen.until(lambda t: "Approve round" in t and "open the picture" in t, "the crop")
+        await _press(tab, "o")
+
+        async def picture_tab() -> str:
+            while True:
+                got = await browser.connection.send("Target.getTargets")
+                for info in got["targetInfos"]:
+                    if info["type"] == "page" and "/download/" in info["url"]:
+                        return str(info["targetId"])
+                await asyncio.sleep(0.1)
+
+        async with asyncio.timeout(WAIT):
+            target = await picture_tab()
+        attached = await browser.connection.send(
+            "Target.attachToTarget", {"targetId": target, "flatten": True}
+        )
+        session = attached["sessionId"]
+
+        async def shown() -> dict[str, Any]:
+            while True:
+                got = await browser.connection.send(
+                    "Runtime.evaluate",
+                    {
+                        "expression": "({type: document.contentType, "
+                        "w: document.images[0] ? document.images[0].naturalWidth : 0})",
+                        "returnByValue": True,
+                    },
+                    session_id=session,
+                )
+                value = got.get("result", {}).get("value") or {}
+                if value.get("w"):
+                    return dict(value)
+                await asyncio.sleep(0.1)
+
+        async with asyncio.timeout(WAIT):
+            image = await shown()
+        assert image["type"] == "image/png" and image["w"] > 40, image
+        assert not site.posts("/observe/sent"), "o decides nothing"
+    finally:
+        screen.close()

@@ -22,6 +22,7 @@ from core.secrets import Secret, Secrets
 from tests.helpers import load, page_eval
 from tests.helpers.pty_terminal import Terminal
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.tui_driver import still_clock
 from tui import observatory
 from tui.observatory import ObservatoryApp
 from tui.screens.approval import ApprovalScreen
@@ -119,7 +120,8 @@ class ApprovalOnly(ObservatoryApp):
     CSS_PATH = Path(observatory.__file__).with_name("observatory.tcss")
 
     def __init__(self, crop: TargetCrop, config_dir: Path) -> None:
-        super().__init__(config_dir=config_dir, persist_theme=False)
+        # A clock that stands still: the approval counts its wait ("waiting 00:00").
+        super().__init__(config_dir=config_dir, persist_theme=False, clock=still_clock)
         self.crop = crop
 
     def on_mount(self) -> None:

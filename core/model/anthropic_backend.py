@@ -130,25 +130,19 @@ class AnthropicModel:
             last = tool_list[-1].copy()  # never mark the caller's definition
             last["cache_control"] = {"type": "ephemeral"}
             tool_list[-1] = last
+        request: dict[str, Any] = {
+            "model": self.model_id,
+            "max_tokens": self.max_tokens,
+            "system": system_blocks,
+            "messages": list(messages),
+            "tools": tool_list if tool_list else anthropic.omit,
+            "tool_choice": {"type": "auto"} if tool_list else anthropic.omit,
+        }
         try:
             if on_text is None:
-                message = await self._client.messages.create(
-                    model=self.model_id,
-                    max_tokens=self.max_tokens,
-                    system=system_blocks,
-                    messages=list(messages),
-                    tools=tool_list if tool_list else anthropic.omit,
-                    tool_choice={"type": "auto"} if tool_list else anthropic.omit,
-                )
+                message = await self._client.messages.create(**request)
             else:
-                async with self._client.messages.stream(
-                    model=self.model_id,
-                    max_tokens=self.max_tokens,
-                    system=system_blocks,
-                    messages=list(messages),
-                    tools=tool_list if tool_list else anthropic.omit,
-                    tool_choice={"type": "auto"} if tool_list else anthropic.omit,
-                ) as stream:
+                async with self._client.messages.stream(**request) as stream:
                     written = ""
                     async for event in stream:
                         if event.type == "text":

@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +34,6 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 _names = itertools.count(1)
 FRONT = ("Target.activateTarget", "Page.bringToFront")
-
-
-@pytest.fixture
-def name() -> Iterator[str]:
-    """A pool name of this test's own (short: Chrome's socket path lives under it), stopped
-    after the test whatever happened."""
-    pool_name = f"p{os.getpid() % 1000}-{next(_names)}"
-    yield pool_name
-    with_db = (pool.pool_dir(pool_name) / "pool.sqlite3").exists()
-    if with_db:
-        dispatch(["pool", "stop", "--force", "--name", pool_name])
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ its login. Real headless Chromium; each slot's tab lives in a browser context of
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
-import os
 import sqlite3
 import urllib.parse
 from collections.abc import AsyncIterator, Iterator
@@ -22,22 +20,11 @@ from core.pool import pool
 from core.pool.pool import PoolRun
 from tests.helpers.site_server import FixtureSite
 from tests.pool.test_pool import evaluate, load, start
-from tui.cli.main import dispatch
 
 pytestmark = pytest.mark.slow
 
-_names = itertools.count(1)
-
 NOTHING = {"session": None, "local": None, "cookie": "", "history": 2}
 """What /pool/read_trace.html finds in a tab that holds nothing of an earlier run."""
-
-
-@pytest.fixture
-def name() -> Iterator[str]:
-    pool_name = f"i{os.getpid() % 1000}-{next(_names)}"
-    yield pool_name
-    if (pool.pool_dir(pool_name) / "pool.sqlite3").exists():
-        dispatch(["pool", "stop", "--force", "--name", pool_name])
 
 
 @pytest.fixture

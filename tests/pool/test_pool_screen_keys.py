@@ -6,8 +6,6 @@ completed slot, as it can be typed here."""
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +16,12 @@ from core.pool.state import PoolError, PoolState
 from tests.helpers.tui_driver import wait_until
 from tests.pool.test_pool import dead_pid, start
 from tui.cli.command import handrail_command
-from tui.cli.main import dispatch
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.pool_screen import PoolScreen, PoolWatchApp
 
 pytestmark = pytest.mark.slow
 
 WAIT = 60.0
-
-
-@pytest.fixture
-def name() -> Iterator[str]:
-    pool_name = f"k{os.getpid() % 1000}"
-    yield pool_name
-    if (pool.pool_dir(pool_name) / "pool.sqlite3").exists():
-        dispatch(["pool", "stop", "--force", "--name", pool_name])
 
 
 def busy_and_done(name: str) -> tuple[int, int]:
@@ -50,6 +39,17 @@ def said(app: Any, words: str) -> bool:
     return any(words in n.message for n in app._notifications)
 
 
+def watching(name: str, tmp_path: Path) -> PoolWatchApp:
+    return PoolWatchApp(name, poll_interval=0.1, config_dir=tmp_path, persist_theme=False)
+
+
+async def asked(pilot: Any, app: PoolWatchApp, key: str, answer: str) -> None:
+    """Press ``key``, see the question, answer it."""
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+    await pilot.press(answer)
+
+
 async def on_slot(pilot: Any, screen: PoolScreen, slot: int) -> None:
     await wait_until(pilot, lambda: any(r.slot == str(slot) for r in screen.rows), timeout=WAIT)
     screen.table.move_cursor(row=[r.slot for r in screen.rows].index(str(slot)))
@@ -61,30 +61,24 @@ async def test_clear_asks_then_wipes_a_completed_slot_and_never_a_running_one(
 ) -> None:
     await asyncio.to_thread(start, name, 3)
     busy, done = busy_and_done(name)
-    app = PoolWatchApp(name, poll_interval=0.1, config_dir=tmp_path, persist_theme=False)
+    app = watching(name, tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         screen = app.pool_screen
         assert screen is not None
         # Asked first; "no" leaves it as it was.
         await on_slot(pilot, screen, done)
-        await pilot.press("c")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("n")
+        await asked(pilot, app, "c", "n")
         await wait_until(pilot, lambda: app.screen is screen)
         assert pool.status(name).slots[done - 1].state == "completed"
         # "yes" clears it: idle again, a fresh context.
         before = pool.status(name).slots[done - 1].context_id
-        await pilot.press("c")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await asked(pilot, app, "c", "y")
         await wait_until(pilot, lambda: said(app, f"slot {done} cleared"), timeout=WAIT)
         after = pool.status(name).slots[done - 1]
         assert after.state == "idle" and after.context_id != before
         # A running slot: refused in the pool's own words, and left running.
         await on_slot(pilot, screen, busy)
-        await pilot.press("c")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await asked(pilot, app, "c", "y")
         await wait_until(pilot, lambda: said(app, "never cleared"), timeout=WAIT)
         assert pool.status(name).slots[busy - 1].state == "running"
 
@@ -94,7 +88,7 @@ async def test_resume_gives_the_command_and_show_brings_the_tab_forward(
 ) -> None:
     await asyncio.to_thread(start, name, 3)
     busy, done = busy_and_done(name)
-    app = PoolWatchApp(name, poll_interval=0.1, config_dir=tmp_path, persist_theme=False)
+    app = watching(name, tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         screen = app.pool_screen
         assert screen is not None
@@ -112,14 +106,12 @@ async def test_resume_gives_the_command_and_show_brings_the_tab_forward(
 async def test_stop_asks_is_refused_while_a_slot_runs_then_stops(name: str, tmp_path: Path) -> None:
     await asyncio.to_thread(start, name, 2)
     busy_and_done(name)
-    app = PoolWatchApp(name, poll_interval=0.1, config_dir=tmp_path, persist_theme=False)
+    app = watching(name, tmp_path)
     async with app.run_test(size=(140, 44)) as pilot:
         screen = app.pool_screen
         assert screen is not None
         await wait_until(pilot, lambda: bool(screen.rows), timeout=WAIT)
-        await pilot.press("X")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await asked(pilot, app, "X", "y")
         await wait_until(pilot, lambda: said(app, "running"), timeout=WAIT)
         assert pool.status(name).browser_alive
         state = PoolState.open(name)
@@ -127,9 +119,7 @@ async def test_stop_asks_is_refused_while_a_slot_runs_then_stops(name: str, tmp_
             state.finish("busy-run")
         finally:
             state.close()
-        await pilot.press("X")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await asked(pilot, app, "X", "y")
         await wait_until(pilot, lambda: said(app, "browser stopped"), timeout=WAIT)
     with pytest.raises(PoolError):  # the pool is gone with its browser
         pool.status(name)

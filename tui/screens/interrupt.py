@@ -47,14 +47,14 @@ def start_wait_clock(screen: ModalScreen[Any], dialog: str) -> None:
     """A decision modal's own clock: "waiting 00:42" on the border of its ``dialog`` (a
     selector), every second. The run's header does not move while a modal covers it (see
     RunScreen._tick): the person still sees how long the run has waited for them."""
+    from tui.labels import elapsed_text
+
     clock = getattr(screen.app, "clock", None)
     if not callable(clock):
         return
     opened = clock()
 
     def tick() -> None:
-        from tui.labels import elapsed_text
-
         found = screen.query(dialog)
         if found:
             found.first().border_subtitle = f"waiting {elapsed_text(clock() - opened)}"

@@ -29,15 +29,17 @@ _PROBE = """
 import json, sys
 from tui.cli.main import main
 code = main(sys.argv[1:])
-heavy = ("textual", "anthropic", "openai")
+heavy = ("textual", "rich", "pygments", "anthropic", "openai")
 print("LOADED " + json.dumps(sorted({m.split(".")[0] for m in sys.modules} & set(heavy))))
 sys.exit(code)
 """
 
 
-def test_a_console_run_loads_its_own_sdk_and_neither_textual_nor_the_other(
+def test_a_console_run_loads_its_own_sdk_and_no_terminal_toolkit_nor_the_other_sdk(
     tmp_path: Path, fake: FakeAnthropic
 ) -> None:
+    # rich and pygments: structlog would load them to draw tracebacks (core/__init__.py),
+    # ~0.2 s before the first model request.
     fake.add_tool_use("finish", {"success": True, "answer": "nothing to do", "reason": "test"})
     done = subprocess.run(
         [

@@ -127,7 +127,7 @@ def parse_scope(pattern: str) -> Origin:
     return scope
 
 
-def _matches(scope: Origin, target: Origin) -> bool:
+def scope_matches(scope: Origin, target: Origin) -> bool:
     """A target whose scheme or port is unknown never matches a scope that names one."""
     if scope.scheme is not None and scope.scheme != target.scheme:
         return False
@@ -165,7 +165,7 @@ class Secret:
             target = parse_origin(where)
         except ValueError:
             return False
-        return any(_matches(scope, target) for scope in self._scopes)
+        return any(scope_matches(scope, target) for scope in self._scopes)
 
 
 def normalize_host(host: str) -> str:

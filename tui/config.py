@@ -73,3 +73,17 @@ def save_theme(folder: Path, name: str) -> None:
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def config_policy(folder: Path) -> str | None:
+    """``FILE#policy`` when the config file has a ``[policy]`` table (an approval policy,
+    as in a policy file: core/guard/rules.py), for runs given neither ``--approve`` nor
+    ``--policy``; None otherwise. A broken file is left for the run's check to report."""
+    path = folder / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not re.search(r"^\s*\[\[?\s*policy\s*[.\]]", text, re.MULTILINE):
+        return None
+    return f"{path}#policy"

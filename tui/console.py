@@ -185,6 +185,8 @@ class ConsoleSupervisor:
             f"  approval needed{' (risky)' if request.risky else ''}: {request.why}",
             f"    {action.name} on {request.url}",
         ]
+        if request.asked_by:
+            lines.append(f"    asked by {request.asked_by}")
         if request.element_line:
             lines.append(f"    element: {request.element_line}")
         for detail in request.details:

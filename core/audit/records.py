@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.guard.decision import ApprovalDecision
+from core.guard.decision import ApprovalDecision, RuleRef
 
-DecisionName = Literal["approved", "edited", "denied", "abort", "auto", "not_needed"]
+DecisionName = Literal["approved", "edited", "denied", "abort", "auto", "not_needed", "handed_over"]
 RoundOutcome = Literal["ok", "error", "unknown"]
 
 BY_POLICY = "policy"
@@ -35,6 +35,8 @@ class ApprovalRecord:
     edited_params: Mapping[str, Any] | None = None
     note: str | None = None
     approve_kind_for_run: bool = False
+    rule: RuleRef | None = None
+    """The approval policy's rule that let it through, asked, refused or handed it over."""
 
     @classmethod
     def not_needed(cls) -> ApprovalRecord:
@@ -42,29 +44,36 @@ class ApprovalRecord:
         return cls("not_needed", BY_POLICY)
 
     @classmethod
-    def automatic(cls) -> ApprovalRecord:
-        """A page-changing action let through by ``--approve none``."""
-        return cls("auto", BY_APPROVE_NONE)
+    def automatic(cls, rule: RuleRef | None = None, *, by: str = BY_APPROVE_NONE) -> ApprovalRecord:
+        """A page-changing action the approval policy let through (``rule``)."""
+        return cls("auto", by, rule=rule)
 
     @classmethod
-    def kind_approved(cls) -> ApprovalRecord:
+    def kind_approved(cls, rule: RuleRef | None = None) -> ApprovalRecord:
         """Let through because the person approved all actions of this kind for the run."""
-        return cls("auto", BY_KIND)
+        return cls("auto", BY_KIND, rule=rule)
 
     @classmethod
-    def refused(cls, note: str | None = None) -> ApprovalRecord:
-        """Denied by the policy (the gate refused, or the target kept changing)."""
-        return cls("denied", BY_POLICY, note=note)
+    def refused(cls, note: str | None = None, rule: RuleRef | None = None) -> ApprovalRecord:
+        """Denied by the policy (the gate refused, a rule refused, or the target kept
+        changing)."""
+        return cls("denied", BY_POLICY, note=note, rule=rule)
 
     @classmethod
-    def of(cls, decision: ApprovalDecision) -> ApprovalRecord:
-        """The person's (or a supervisor's) own decision."""
+    def handed_over(cls, rule: RuleRef) -> ApprovalRecord:
+        """Not run: a rule handed the page to the person instead."""
+        return cls("handed_over", BY_POLICY, rule=rule)
+
+    @classmethod
+    def of(cls, decision: ApprovalDecision, rule: RuleRef | None = None) -> ApprovalRecord:
+        """The person's (or a supervisor's) own decision, on an action ``rule`` asked about."""
         return cls(
             decision.decision,
             decision.by,
             dict(decision.edited_params) if decision.edited_params is not None else None,
             decision.note or None,
             decision.approve_kind_for_run,
+            rule,
         )
 
     @property
@@ -80,6 +89,8 @@ class ApprovalRecord:
             out["note"] = self.note
         if self.approve_kind_for_run:
             out["approve_kind_for_run"] = True
+        if self.rule is not None:
+            out["rule"] = self.rule.to_json()
         return out
 
     @classmethod
@@ -94,6 +105,7 @@ class ApprovalRecord:
             edited if isinstance(edited, dict) else None,
             note if isinstance(note, str) else None,
             value.get("approve_kind_for_run") is True,
+            RuleRef.from_json(value.get("rule")),
         )
 
 

@@ -16,6 +16,7 @@ talk a model into anything, so the model's judgement is never the last line of d
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,7 +25,8 @@ from urllib.parse import urljoin, urlsplit
 
 from core.actions import PAGE_CHANGING, Action
 from core.eyes.snapshot import ElementInfo, SensitiveField, Snapshot
-from core.guard.decision import HumanKind
+from core.guard.decision import HumanKind, RuleRef
+from core.guard.rules import Policy, Subject, builtin_policy
 from core.hands.shot import PointHit
 from core.keys import MOVING_KEYS
 from core.secrets import Secrets, only_placeholders
@@ -56,6 +58,15 @@ class Assessment:
     """When set, the action must not run at all; the text is for the model."""
     sensitive: bool = False
     """The target is a password, code or payment field (its text is redacted in the log)."""
+    risks: frozenset[str] = frozenset()
+    """Why it is risky, as classes a policy's rules match (:data:`core.guard.rules.RISK_CLASSES`)."""
+    rule: RuleRef | None = None
+    """The policy's rule that decided it (None: the gate decided alone: a refusal, or an
+    action that changes nothing)."""
+    hand_over: bool = False
+    """The policy hands the page to the person instead of running the action."""
+    once: bool = False
+    """Asked under a ``once`` rule: once approved, the same action passes for the run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,16 +186,19 @@ class Gate:
         self,
         *,
         mode: ApproveMode = "ask",
+        policy: Policy | None = None,
         allow_domains: Sequence[str] = (),
         allow_js: bool = False,
         secrets: Secrets | None = None,
     ) -> None:
-        self.mode: ApproveMode = mode
+        self.policy = policy if policy is not None else builtin_policy(mode)
+        """Who decides what asks: ``--policy FILE``, or the built-in policy of ``mode``."""
         self.allow_domains = tuple(allow_domains)
         self.allow_js = allow_js
         self.secrets = secrets or Secrets()
         self.visited_hosts: set[str] = set()
         self._kinds: set[str] = set()
+        self._once: set[tuple[int, str]] = set()
 
     # -- run memory ----------------------------------------------------------------------
 
@@ -200,8 +214,24 @@ class Gate:
     def kind_preapproved(self, tool: str) -> bool:
         return tool in self._kinds
 
+    def remember_once(self, action: Action, verdict: Assessment) -> None:
+        """The person approved an action a ``once`` rule asked about: the same action
+        (name and arguments) passes under that rule for the rest of the run."""
+        if verdict.once and verdict.rule is not None:
+            self._once.add((verdict.rule.index, _signature(action)))
+
+    def asks(self) -> bool:
+        """Whether this run's policy ever waits for a person: page dialogs ask then, and an
+        action whose target changed under an approval is asked about again."""
+        return self.policy.can_ask
+
     def asks_for_dialogs(self) -> bool:
-        return self.mode != "none"
+        return self.asks()
+
+    def allowed_by(self) -> str:
+        """Who let an action through unasked, for its record: ``--approve none`` (a
+        built-in policy) or ``policy`` (a file's)."""
+        return f"--approve {self.policy.name}" if self.policy.builtin else "policy"
 
     # -- assessment ----------------------------------------------------------------------
 
@@ -228,8 +258,54 @@ class Gate:
             verdict = check(action, snapshot) if check else _ask(EVERY_ACTION)
         if verdict.refused:
             return verdict
-        asks = self.mode == "ask" or (self.mode == "risky" and verdict.risky)
-        return replace(verdict, needs_approval=asks)
+        return self._rule_on(action, snapshot, hit, verdict)
+
+    def _rule_on(
+        self, action: Action, snapshot: Snapshot, hit: PointHit | None, verdict: Assessment
+    ) -> Assessment:
+        """What the policy's first matching rule makes of the gate's own verdict. It can
+        ask, refuse or hand over anything; what it lets through the gate had not refused,
+        and run_js still asks unless the rule names it in a file only its owner may write."""
+        role, name, frame = _target(action, snapshot, hit)
+        ruling = self.policy.decide(
+            Subject(
+                action=action.name,
+                params=action.params,
+                page_url=snapshot.url,
+                risks=verdict.risks,
+                role=role,
+                name=name,
+                frame_url=frame,
+            )
+        )
+        ref = ruling.ref
+        if ruling.decide == "deny":
+            return _refuse(
+                f"refused by {ref.label}",
+                f"the person's approval policy refuses this action ({ref.label}); do not try "
+                "it again another way. Choose something else, or call finish if the task "
+                "cannot go on.",
+                sensitive=verdict.sensitive,
+                rule=ref,
+            )
+        if ruling.decide == "hand_over":
+            return replace(verdict, needs_approval=False, hand_over=True, rule=ref)
+        if ruling.decide == "allow":
+            if action.name == "run_js" and not (
+                ruling.rule is not None and ruling.rule.names_run_js and self.policy.trusted
+            ):
+                return replace(
+                    verdict,
+                    needs_approval=True,
+                    rule=ref,
+                    why=f"{verdict.why}; {ref.label} allows it, but run_js asks unless a rule "
+                    "names run_js in a policy file only you may write (mode 0600)",
+                )
+            return replace(verdict, needs_approval=False, rule=ref)
+        once = ruling.rule is not None and ruling.rule.once
+        if once and (ref.index, _signature(action)) in self._once:
+            return replace(verdict, needs_approval=False, rule=ref, once=True)
+        return replace(verdict, needs_approval=True, rule=ref, once=once)
 
     def _assess_navigate(self, action: Action, snapshot: Snapshot) -> Assessment:
         url = str(action.params.get("url", ""))
@@ -246,7 +322,7 @@ class Gate:
                 f"({', '.join(self.allow_domains)}); you may not go there. Stay on the allowed sites.",
             )
         if host and host not in self.visited_hosts:
-            return _ask(f"{what} to a new host: {host}", details, risky=True)
+            return _ask(f"{what} to a new host: {host}", details, risks=("new_host",))
         return _ask(EVERY_ACTION, details)
 
     def _element(self, action: Action, snapshot: Snapshot) -> ElementInfo | Assessment:
@@ -291,9 +367,12 @@ class Gate:
             verdict = self._destination(target, details=tuple(details), what="form submission")
             if verdict.refused:
                 return verdict
-            return _ask("submits a form", details, risky=True)
+            commits = ("commitment",) if COMMITMENT_WORDS.search(element.name or "") else ()
+            return _ask("submits a form", details, risks=("form_submit", *commits, *verdict.risks))
         if COMMITMENT_WORDS.search(element.name or ""):
-            return _ask(f"reads like a commitment: {element.name!r}", details, risky=True)
+            return _ask(
+                f"reads like a commitment: {element.name!r}", details, risks=("commitment",)
+            )
         return _ask(EVERY_ACTION, details)
 
     def _assess_click_at(
@@ -342,13 +421,14 @@ class Gate:
                 "CAPTCHAs are never clicked or solved by the agent; call ask_human so the person can do it",
             )
         if COMMITMENT_WORDS.search(hit.name or ""):
-            return _ask(f"reads like a commitment: {hit.name!r}", details, risky=True)
+            return _ask(f"reads like a commitment: {hit.name!r}", details, risks=("commitment",))
         return _ask(EVERY_ACTION, details)
 
     def _assess_drag(self, action: Action, snapshot: Snapshot, hit: PointHit | None) -> Assessment:
         params = action.params
         details: list[str] = []
         risky_why: list[str] = []
+        risks: list[str] = []
         if "index" in params:
             source = self._element(action, snapshot)
             if isinstance(source, Assessment):
@@ -374,6 +454,7 @@ class Gate:
         else:
             details.append(f"Drop the file: {params.get('path')}")
             risky_why.append("sends a local file to the site")
+            risks.append("upload")
         if "to" in params:
             dest = snapshot.elements.get(params["to"]) if isinstance(params["to"], int) else None
             if dest is None:
@@ -409,8 +490,9 @@ class Gate:
             return end
         if end.risky:
             risky_why.append(f"the drop target {end.why}")
+            risks.extend(end.risks)
         if risky_why:
-            return _ask("; ".join(risky_why), details, risky=True)
+            return _ask("; ".join(risky_why), details, risks=tuple(risks))
         return _ask(EVERY_ACTION, details)
 
     def _assess_hover(self, action: Action, snapshot: Snapshot) -> Assessment:
@@ -449,15 +531,15 @@ class Gate:
             return _ask(
                 f"fills a {element.sensitive} field with a configured secret",
                 details,
-                risky=True,
+                risks=("sensitive_field",),
                 sensitive=True,
             )
         if not element.in_viewport:
-            return _ask("the field is not visible in the viewport", details, risky=True)
+            return _ask("the field is not visible in the viewport", details, risks=("off_screen",))
         if action.params.get("submit"):
             target = element.form_action or snapshot.url
             details.append(f"Then presses Enter, which may submit the form to: {target}")
-            return _ask("types and submits", details, risky=True)
+            return _ask("types and submits", details, risks=("form_submit",))
         return _ask(EVERY_ACTION, details)
 
     def _known_placeholders(self, text: str) -> bool:
@@ -481,7 +563,7 @@ class Gate:
         return _ask(
             "sends a local file to the site",
             (f"Field: {element.line}", f"File: {action.params.get('path')}"),
-            risky=True,
+            risks=("upload",),
         )
 
     def _assess_press_key(self, action: Action, snapshot: Snapshot) -> Assessment:
@@ -508,6 +590,7 @@ class Gate:
                 sensitive=True,
             )
         if keys.split("+")[-1].lower() in ("enter", "return") and focused is not None:
+            verdict_risks: frozenset[str] = frozenset()
             if focused.form_action:
                 details += (f"May submit the form to: {focused.form_action}",)
                 verdict = self._destination(
@@ -515,7 +598,8 @@ class Gate:
                 )
                 if verdict.refused:
                     return verdict
-            return _ask("Enter may submit a form", details, risky=True)
+                verdict_risks = verdict.risks
+            return _ask("Enter may submit a form", details, risks=("form_submit", *verdict_risks))
         return _ask(EVERY_ACTION, details)
 
     def _assess_run_js(self, action: Action, snapshot: Snapshot) -> Assessment:
@@ -527,7 +611,7 @@ class Gate:
         return _ask(
             "runs JavaScript in the page (always asks)",
             (f"Code:\n{action.params.get('code', '')}",),
-            risky=True,
+            risks=("run_js",),
         )
 
 
@@ -535,20 +619,30 @@ EVERY_ACTION = "every page-changing action asks"
 
 
 def _ask(
-    why: str, details: Sequence[str] = (), *, risky: bool = False, sensitive: bool = False
+    why: str, details: Sequence[str] = (), *, risks: Sequence[str] = (), sensitive: bool = False
 ) -> Assessment:
-    """A page-changing action that may run once the person (or the mode) allows it."""
+    """A page-changing action that may run once the person (or the policy) allows it;
+    ``risks``: its risk classes (:data:`core.guard.rules.RISK_CLASSES`), none when it is
+    not risky."""
     return Assessment(
         page_changing=True,
         needs_approval=True,
-        risky=risky,
+        risky=bool(risks),
         why=why,
         details=tuple(details),
         sensitive=sensitive,
+        risks=frozenset(risks),
     )
 
 
-def _refuse(why: str, message: str, *, risky: bool = True, sensitive: bool = False) -> Assessment:
+def _refuse(
+    why: str,
+    message: str,
+    *,
+    risky: bool = True,
+    sensitive: bool = False,
+    rule: RuleRef | None = None,
+) -> Assessment:
     """An action that must not run in any mode; ``message`` is written for the model."""
     return Assessment(
         page_changing=True,
@@ -557,7 +651,32 @@ def _refuse(why: str, message: str, *, risky: bool = True, sensitive: bool = Fal
         why=why,
         refused=message,
         sensitive=sensitive,
+        rule=rule,
     )
+
+
+def _signature(action: Action) -> str:
+    """One action's name and arguments, for "the same action" of a ``once`` rule."""
+    return json.dumps([action.name, action.params], sort_keys=True, default=str)
+
+
+def _target(
+    action: Action, snapshot: Snapshot, hit: PointHit | None
+) -> tuple[str | None, str | None, str | None]:
+    """The role, name and frame URL of what ``action`` acts on (Nones: nothing listed)."""
+    element: ElementInfo | None = None
+    index = action.params.get("index")
+    if isinstance(index, int):
+        element = snapshot.elements.get(index)
+    elif action.name == "press_key" and snapshot.focused_index is not None:
+        element = snapshot.elements.get(snapshot.focused_index)
+    elif hit is not None:
+        element = next((snapshot.elements[i] for i in hit.chain if i in snapshot.elements), None)
+        if element is None:
+            return None, hit.name, None
+    if element is None:
+        return None, None, None
+    return element.role, element.name, element.frame
 
 
 def _foreign_frame(element: ElementInfo, snapshot: Snapshot) -> bool:

@@ -23,6 +23,7 @@ from core.run.session import (
     RunSettings,
     check_settings,
     ready_model,
+    run_policy,
     run_session,
 )
 
@@ -122,13 +123,14 @@ async def run_rerun(
     env = os.environ if env is None else env
     with_model = settings.model_spec != NO_MODEL
     secrets = check_settings(settings, env, with_model=with_model)
+    policy = run_policy(settings)
     fallback = await ready_model(settings, env, check=True) if with_model else None
     plan = RecordedPlan(rerun.recorded, rebase=rerun.rebase, secrets=secrets, fallback=fallback)
     finished = await run_session(
         settings,
         supervisor=supervisor,
         sinks=sinks,
-        prepared=Prepared(model=plan, secrets=secrets),
+        prepared=Prepared(model=plan, secrets=secrets, policy=policy),
         env=env,
         on_phase=on_phase,
     )

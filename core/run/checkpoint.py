@@ -23,7 +23,7 @@ from urllib.parse import urljoin, urlsplit
 from core.actions import Action
 from core.audit.records import ApprovalRecord
 from core.eyes.snapshot import ElementInfo, Snapshot
-from core.guard.decision import ApprovalDecision, HumanKind
+from core.guard.decision import ApprovalDecision, HumanKind, RuleRef
 from core.guard.policy import Assessment, Finding, Gate, handled_key, looks_like_credential_prompt
 from core.hands import DialogInfo, Page, TargetExpectation
 from core.hands.badge import Badge
@@ -132,7 +132,13 @@ class Checkpoint:
                     self._withhold(asked, action)
                 return (
                     ActionResult.failure(assessment.refused),
-                    ApprovalRecord.refused(assessment.refused),
+                    ApprovalRecord.refused(assessment.refused, assessment.rule),
+                    started,
+                )
+            if assessment.hand_over and assessment.rule is not None:
+                return (
+                    await self._rule_hands_over(n, action, snapshot, assessment.rule),
+                    (ApprovalRecord.handed_over(assessment.rule)),
                     started,
                 )
             decision, approval = await self._decide(
@@ -159,6 +165,17 @@ class Checkpoint:
                     if assessment.sensitive:
                         self._withhold(asked, action)
                     return ActionResult.failure(assessment.refused), approval, started
+                if assessment.hand_over:
+                    # The person's edit made an action their policy hands to them: it is
+                    # not run, and their approval of the other one does not stand for it.
+                    return (
+                        ActionResult.failure(
+                            f"not done: the edited action is one the approval policy hands "
+                            f"to the person ({assessment.rule.label if assessment.rule else 'a rule'})"
+                        ),
+                        approval,
+                        started,
+                    )
             try:
                 dispatched = self._with_secrets(action, snapshot)
             except SecretsError as exc:
@@ -191,7 +208,7 @@ class Checkpoint:
                     "control back. Do not type into such fields yourself."
                 )
                 return self._for_model(result), approval, started
-            if result.code == "target_changed" and self.gate.mode != "none":
+            if result.code == "target_changed" and self.gate.asks():
                 # The page changed between the person's decision and dispatch: ask again
                 # about what is there now, never act on a target the person did not see.
                 changed_note = result.message
@@ -235,16 +252,16 @@ class Checkpoint:
     ) -> tuple[ApprovalDecision | None, ApprovalRecord]:
         # After the target changed under an approval, the person is asked about what is there
         # now, even for an action the policy would have let through on its own.
-        must_ask = changed_note is not None and self.gate.mode != "none"
+        must_ask = changed_note is not None and self.gate.asks()
         approval: ApprovalRecord | None = None
         if not assessment.needs_approval and not must_ask:
             approval = (
-                ApprovalRecord.automatic()
+                ApprovalRecord.automatic(assessment.rule, by=self.gate.allowed_by())
                 if assessment.page_changing
                 else ApprovalRecord.not_needed()
             )
         elif not assessment.risky and not must_ask and self.gate.kind_preapproved(action.name):
-            approval = ApprovalRecord.kind_approved()
+            approval = ApprovalRecord.kind_approved(assessment.rule)
         if approval is not None:
             self._emit(
                 ApprovalGiven(round=n, decision=ApprovalDecision("approved", by=approval.by))
@@ -266,6 +283,8 @@ class Checkpoint:
             details=tuple(details),
             crop=await self._target_crop(action, snapshot, hit),
             reason_by=self.reason_by,
+            asked_by=self._asked_by(assessment.rule),
+            once=assessment.once,
         )
         self._emit(ApprovalNeeded(request=request))
         target = self._target_rect(action, snapshot, hit)
@@ -301,7 +320,16 @@ class Checkpoint:
             )
         if decision.approve_kind_for_run and decision.decision in ("approved", "edited"):
             self.gate.preapprove_kind(action.name)
-        return decision, ApprovalRecord.of(decision)
+        if decision.decision == "approved":
+            self.gate.remember_once(action, assessment)
+        return decision, ApprovalRecord.of(decision, assessment.rule)
+
+    def _asked_by(self, rule: RuleRef | None) -> str | None:
+        """ "rule 3 (pay/send/delete)" for the approval; None where saying it adds nothing
+        (``--approve ask``: the default of a built-in policy asks for everything)."""
+        if rule is None or (rule.index == 0 and self.gate.policy.builtin):
+            return None
+        return rule.label
 
     def _paste_refusal(self, action: Action, snapshot: Snapshot) -> str | None:
         """Why a paste must not run here, or None. A run's clipboard is its own: a secret
@@ -451,6 +479,27 @@ class Checkpoint:
         return accept, text if text is not None else (dialog.default_prompt or None)
 
     # -- hand-over ---------------------------------------------------------------------
+
+    async def _rule_hands_over(
+        self, n: int, action: Action, snapshot: Snapshot, rule: RuleRef
+    ) -> ActionResult:
+        """A rule of the approval policy hands this action to the person: they get the page
+        (and may do it themselves), and the model hears that it was not done by it."""
+        await self.hand_over(
+            n,
+            Finding(
+                "other",
+                f"{rule.label} of your approval policy hands this to you: "
+                f"{describe(withheld(action))}",
+            ),
+            snapshot.url,
+            snapshot.title,
+        )
+        return ActionResult.failure(
+            f"not done by you: the person's approval policy hands this action to the person "
+            f"({rule.label}). They had the page and have handed it back; look at the new page "
+            "state before going on, and do not repeat the action."
+        )
 
     async def hand_over(self, n: int, finding: Finding, url: str, title: str) -> None:
         mask = self.secrets.mask_for_model

@@ -58,6 +58,11 @@ class ApprovalRequest:
     reason_by: str = "the model's"
     """Whose reason the action gives: "the model's", or "recorded" for a rerun's replayed
     step (no model was asked)."""
+    asked_by: str | None = None
+    """Which rule of the approval policy asks: ``rule 3 (pay/send/delete)``; None for a
+    page's dialog."""
+    once: bool = False
+    """Asked under a ``once`` rule: approving lets the same action through for the run."""
 
 
 @dataclass(frozen=True, slots=True)

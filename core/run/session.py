@@ -39,6 +39,7 @@ from core.guard.allowlist import (
     webrtc_direct_hosts,
 )
 from core.guard.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
+from core.guard.rules import Policy, PolicyError, load_policy
 from core.hands import Page, screenshot_mask
 from core.hands.badge import Badge
 from core.model.base import Model, ModelConfigError
@@ -69,6 +70,8 @@ class RunSettings:
     model_spec: str = DEFAULT_SPEC
     base_url: str | None = None
     approve: ApproveMode = "ask"
+    policy: str | None = None
+    """``--policy``: a policy file, or a built-in's name; None: the built-in of ``approve``."""
     max_rounds: int = 30
     headless: bool = False
     cdp_url: str | None = None
@@ -111,6 +114,7 @@ class RunSettings:
             "model": self.model_spec,
             "base_url": self.base_url,
             "approve": self.approve,
+            "policy": self.policy,
             "max_rounds": self.max_rounds,
             "headless": self.headless,
             "browser": (
@@ -138,6 +142,7 @@ class Prepared:
 
     model: Model
     secrets: Secrets
+    policy: Policy
 
 
 async def prepare(
@@ -150,7 +155,19 @@ async def prepare(
     """
     env = os.environ if env is None else env
     secrets = check_settings(settings, env)
-    return Prepared(model=await ready_model(settings, env, check=check_model), secrets=secrets)
+    policy = run_policy(settings)
+    return Prepared(
+        model=await ready_model(settings, env, check=check_model), secrets=secrets, policy=policy
+    )
+
+
+def run_policy(settings: RunSettings) -> Policy:
+    """The run's approval policy: ``--policy`` (a file or a built-in), else the built-in
+    policy of ``--approve``. Raises :class:`ConfigError` naming what to fix."""
+    try:
+        return load_policy(settings.policy or settings.approve)
+    except PolicyError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 async def ready_model(settings: RunSettings, env: Mapping[str, str], *, check: bool) -> Model:
@@ -382,13 +399,14 @@ async def run_session(
     env = os.environ if env is None else env
     # The cheap checks first: a typo never flashes a browser window.
     secrets = check_settings(settings, env) if prepared is None else prepared.secrets
+    policy = run_policy(settings) if prepared is None else prepared.policy
     phase(first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool))
     early = launch_early(settings) if prepared is None else None
     lease: PoolRun | None = None
     try:
         if prepared is None:
             model = await ready_model(settings, env, check=True)
-            prepared = Prepared(model=model, secrets=secrets)
+            prepared = Prepared(model=model, secrets=secrets, policy=policy)
         # Before the log is opened: a full pool touches nothing.
         lease = claim_slot(settings)
         writer = open_run(settings, prepared.secrets, configure_oplog=configure_oplog)
@@ -442,7 +460,7 @@ async def run_session(
             if not result.ok:
                 log.warning("session.start_url_failed", url=settings.start_url, error=result.error)
         gate = Gate(
-            mode=settings.approve,
+            policy=prepared.policy,
             allow_domains=settings.allow_domains,
             allow_js=settings.allow_js,
             secrets=prepared.secrets,
@@ -463,7 +481,7 @@ async def run_session(
             secrets=prepared.secrets,
             run_id=writer.run_id,
             browser_label=browser.describe(),
-            settings=settings.public(),
+            settings={**settings.public(), "policy": prepared.policy.record()},
             audit_path=writer.path,
             guard=guard,
             round_shots=RoundShots(browser, writer.path) if settings.screenshots else None,

@@ -156,3 +156,31 @@ async def test_the_demo_in_the_observatory_approves_its_way_to_the_pause(
         assert app.exit_code == 130
     assert approvals >= 15  # every page-changing step of the plan asked
     assert booked(demo_site)["status"] == "details_given"
+
+
+async def test_the_demo_policy_asks_once_before_the_payment_hand_over(
+    tmp_path: Path, demo_site: DemoSite
+) -> None:
+    """README's example policy: the search and the details go through, going on to pay
+    asks (once), and the payment page is still handed to the person."""
+    from tests.helpers.agent_run import Supervisor
+
+    policy = ROOT / "docs" / "examples" / "demo-policy.toml"
+    settings = demo_settings(
+        demo_args(tmp_path, "--policy", str(policy), "--no-tui"),
+        site_url=demo_site.url,
+        work=tmp_path,
+    )
+    supervisor = Supervisor()
+    events: list[object] = []
+    finished = await run_session(settings, supervisor=supervisor, sinks=[events.append])
+    assert finished.outcome == "success", finished.reason
+    (asked,) = supervisor.requests
+    assert asked.target_name == "Continue to payment"
+    assert asked.asked_by == "rule 1 (the booking: going on to pay)"
+    (human,) = supervisor.humans
+    assert human.kind == "payment"
+    # The one approval came before the hand-over.
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("ApprovalNeeded") < kinds.index("HumanNeeded")
+    assert booked(demo_site)["status"] == "details_given"

@@ -57,6 +57,7 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
         start_url=site_url,
         model_spec=spec,
         approve=args.approve or "ask",
+        policy=getattr(args, "policy", None),
         max_rounds=40,
         headless=headless,
         profile=work / "chrome-profile",

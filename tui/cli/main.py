@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from tui.cli.command import handrail_command
+from tui.cli.policy import add_policy_parser, run_policy_command
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
 from tui.cli.run_options import (
     add_audit_dir_option,
@@ -258,11 +259,19 @@ def build_parser() -> CommandParser:
         metavar="SPEC",
         help="model to use (default: Claude with ANTHROPIC_API_KEY, else the bundled plan)",
     )
-    demo.add_argument(
+    demo_approval = demo.add_mutually_exclusive_group()
+    demo_approval.add_argument(
         "--approve",
         choices=("ask", "risky", "none"),
         default=None,
         help="what waits for approval (default: ask)",
+    )
+    demo_approval.add_argument(
+        "--policy",
+        metavar="FILE",
+        default=None,
+        help="an approval policy file (see `handrail policy --help`); "
+        "docs/examples/demo-policy.toml asks only for the booking",
     )
     demo.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
     demo.add_argument(
@@ -295,6 +304,7 @@ def build_parser() -> CommandParser:
     doctor.add_argument("--base-url", metavar="URL", help="endpoint for an openai: model")
     add_audit_dir_option(doctor, "check that run logs can be written here")
     add_pool_parser(sub)
+    add_policy_parser(sub)
     return parser
 
 
@@ -400,6 +410,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return run_pool(args)
         if args.command == "fleet":
             return run_fleet(args)
+        if args.command == "policy":
+            return run_policy_command(args)
         if args.command == "doctor":
             from tui.cli.doctor import run_doctor
 

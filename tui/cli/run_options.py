@@ -27,11 +27,20 @@ def add_run_options(
     p.add_argument(
         "--base-url", metavar="URL", help="endpoint for openai: models (or OPENAI_BASE_URL)"
     )
-    p.add_argument(
+    approval = p.add_mutually_exclusive_group()
+    approval.add_argument(
         "--approve",
         choices=("ask", "risky", "none"),
         default=None,
-        help="what waits for approval (default: ask)",
+        help="what waits for approval (default: ask); each is a built-in policy",
+    )
+    approval.add_argument(
+        "--policy",
+        metavar="FILE",
+        default=None,
+        help="an approval policy file (TOML; see `handrail policy --help`): its rules allow, "
+        "ask, deny or hand over; it cannot lower the hand-overs for passwords, CAPTCHAs and "
+        "payments, the network guard or secrets' scopes",
     )
     p.add_argument(
         "--max-rounds",
@@ -142,6 +151,7 @@ def settings_from_args(
         model_spec=model_spec or model_spec_from_args(args),
         base_url=args.base_url,
         approve=cast("ApproveMode", args.approve or interactive_default),
+        policy=getattr(args, "policy", None) or (None if args.approve else _config_policy()),
         max_rounds=args.max_rounds,
         headless=args.headless,
         cdp_url=args.cdp_url,
@@ -167,3 +177,11 @@ def model_spec_from_args(args: argparse.Namespace) -> str:
     from core.model.spec import DEFAULT_SPEC
 
     return str(args.model or os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC)
+
+
+def _config_policy() -> str | None:
+    """The config file's ``[policy]`` (when it has one): the policy of a run given neither
+    ``--approve`` nor ``--policy``."""
+    from tui.config import config_policy, default_config_dir
+
+    return config_policy(default_config_dir())

@@ -169,7 +169,12 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
             page += Content.assemble("\n", (visible(request.title), "italic"))
         yield Static(page, id="approval-page")
         yield Label("Why it asks", classes="approval-heading")
-        yield Static(Content(visible(request.why)), id="approval-why")
+        why = visible(request.why)
+        if request.asked_by:
+            why += f"\nasked by {visible(request.asked_by)}"
+        if request.once:
+            why += "\nonce: approving lets this same action through for the rest of the run"
+        yield Static(Content(why), id="approval-why")
 
     def _key_hint(self) -> Content:
         kind = self.request.action.name

@@ -227,6 +227,10 @@ def action_content(view: RoundView) -> Content:
         parts.append(line)
         if approval.note:
             parts.append(Content(f"note: {approval.note}"))
+        if approval.rule is not None:
+            # The policy's words come from its file: shown as text (Content, not markup).
+            parts.append(Content.assemble(("rule: ", "bold"), approval.rule.label))
+            parts.append(dim(approval.rule.text))
         if approval.edited_params is not None:
             parts.append(dim("parameters above are as edited by the person"))
     return Content("\n").join(parts)

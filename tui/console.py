@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from core.guard.decision import ApprovalDecision
+from core.run.budget import spent_line
 from core.run.events import (
     ActionDone,
     ActionParsed,
@@ -119,6 +120,8 @@ class ConsoleReporter:
                 self._print(f"\n{_outcome_line(event)}")
                 if event.answer and event.answer != event.reason:
                     self._print(f"answer: {event.answer}")
+                if event.spent is not None:
+                    self._print(f"spent: {spent_line(event.spent)}")
             case _:
                 pass
 
@@ -132,6 +135,7 @@ def _outcome_line(event: RunFinished) -> str:
         "aborted": "aborted",
         "human_needed": "stopped: a person is needed",
         "error": "stopped on an error",
+        "budget": "stopped: the budget is spent",
     }
     rounds = "1 round" if event.rounds == 1 else f"{event.rounds} rounds"
     line = f"{words.get(event.outcome, event.outcome)} after {rounds} (exit {event.exit_code})"

@@ -11,5 +11,8 @@ EXIT_USAGE = 2
 """A usage or configuration error: nothing ran (or the run could not start)."""
 EXIT_POOL_FULL = 4
 """``--pool``: every slot of the pool is running (or the slot to resume is)."""
+EXIT_BUDGET = 5
+"""A budget (``--max-tokens``, ``--max-cost``, ``--max-time``) stopped the run before its
+next model call (core/run/budget.py)."""
 EXIT_INTERRUPTED = 130
 """ctrl+c, a closed terminal or a polite kill, or the person aborted the run."""

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from core.audit.records import ApprovalRecord, RoundRecord
@@ -21,6 +21,7 @@ from core.run.events import (
     ActionParsed,
     ApprovalGiven,
     ApprovalNeeded,
+    BudgetSpent,
     Event,
     HumanNeeded,
     HumanReturned,
@@ -33,6 +34,9 @@ from core.run.events import (
     RunState,
 )
 from tui.labels import STATE_LABELS
+
+if TYPE_CHECKING:
+    from core.run.budget import Spent
 
 Phase = Literal["observing", "thinking", "awaiting_approval", "acting", "paused", "done"]
 Meaning = Literal[
@@ -141,6 +145,8 @@ class RunView:
     rounds: list[RoundView] = field(default_factory=list)
     tokens: int = 0
     finished: RunFinished | None = None
+    budget: Spent | None = None
+    """The run's budget as last reported (after each model reply); None: it has none."""
 
     def round(self, number: int) -> RoundView:
         """The round with this number, created (with any gap filled) when it is new."""
@@ -159,6 +165,9 @@ class RunView:
                 self.task, self.model, self.browser = event.task, event.model, event.browser
                 self.max_rounds, self.run_id = event.max_rounds, event.run_id
                 self.audit_path = event.audit_path
+                return None
+            case BudgetSpent():
+                self.budget = event.spent
                 return None
             case RoundStarted():
                 self.max_rounds = event.max_rounds or self.max_rounds

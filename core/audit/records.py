@@ -474,9 +474,11 @@ class RunEndRecord:
     rounds: int | None = None
     exit_code: int | None = None
     run_id: str = ""
+    spent: Mapping[str, Any] | None = None
+    """A run with a budget: ``{"tokens", "cost_usd", "seconds", "limits"}`` at its end."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": "run_end",
             "run_id": self.run_id,
             "ts": self.ts,
@@ -486,6 +488,9 @@ class RunEndRecord:
             "exit_code": self.exit_code,
             "reason": self.reason,
         }
+        if self.spent is not None:
+            out["spent"] = dict(self.spent)
+        return out
 
     @classmethod
     def from_json(cls, rec: Mapping[str, Any]) -> RunEndRecord:
@@ -497,6 +502,7 @@ class RunEndRecord:
             _int(rec.get("rounds")),
             _int(rec.get("exit_code")),
             _run_id(rec),
+            _dict(rec.get("spent")),
         )
 
 

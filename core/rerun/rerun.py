@@ -24,6 +24,7 @@ from core.run.session import (
     check_settings,
     ready_model,
     run_policy,
+    run_price,
     run_session,
 )
 
@@ -124,13 +125,14 @@ async def run_rerun(
     with_model = settings.model_spec != NO_MODEL
     secrets = check_settings(settings, env, with_model=with_model)
     policy = run_policy(settings)
+    price = run_price(settings, policy, env)
     fallback = await ready_model(settings, env, check=True) if with_model else None
     plan = RecordedPlan(rerun.recorded, rebase=rerun.rebase, secrets=secrets, fallback=fallback)
     finished = await run_session(
         settings,
         supervisor=supervisor,
         sinks=sinks,
-        prepared=Prepared(model=plan, secrets=secrets, policy=policy),
+        prepared=Prepared(model=plan, secrets=secrets, policy=policy, price=price),
         env=env,
         on_phase=on_phase,
     )

@@ -46,6 +46,7 @@ from core.guard.policy import (
     host_allowed,
     host_of,
 )
+from core.guard.rules import Budget
 from core.hands import AuthChallenge, Page
 from core.hands.badge import Badge
 from core.model.base import Model, ModelError
@@ -53,6 +54,7 @@ from core.model.conversation import Context, ToolOutcome, Turn
 from core.model.envelope import wrap
 from core.model.prompt import REPEATED_FAILURE, SYSTEM_PROMPT
 from core.result import ActionResult, first_line
+from core.run.budget import EXIT_BUDGET, BudgetKeeper
 from core.run.checkpoint import (
     Checkpoint,
     Outcome,
@@ -65,6 +67,7 @@ from core.run.checkpoint import (
 from core.run.events import (
     ActionDone,
     ActionParsed,
+    BudgetSpent,
     Event,
     EventSink,
     ModelReplied,
@@ -121,8 +124,18 @@ class Agent:
         guard: DomainGuard | None = None,
         round_shots: RoundShots | None = None,
         badge: Badge | None = None,
+        budget: BudgetKeeper | None = None,
+        shared_budget: BudgetKeeper | None = None,
     ) -> None:
         self.config = config
+        self.keeper = budget if budget is not None else BudgetKeeper(Budget())
+        """Counts what the model spends (priced when the model is)."""
+        self.budget = self.keeper if self.keeper.active else None
+        """The run's own limits; None when it has none."""
+        self.shared_budget = (
+            shared_budget if shared_budget is not None and shared_budget.active else None
+        )
+        """A fleet's budget, which every run of the fleet spends against."""
         self.round_shots = round_shots
         self.badge = badge
         self.model = model
@@ -184,6 +197,9 @@ class Agent:
                 rerun_of=_rerun_of(self.model),
             )
         )
+        if self.budget is not None:
+            # The limits, for the header, before any model call spends against them.
+            self.emit(BudgetSpent(round=0, spent=self.budget.spent()))
         try:
             finished = await self._loop()
         except StopRun as stop:
@@ -229,6 +245,7 @@ class Agent:
             rounds=self.round,
             exit_code=exit_code,
             reason=reason,
+            spent=self.budget.spent().to_json() if self.budget is not None else None,
         )
 
     # -- one round ---------------------------------------------------------------------
@@ -238,15 +255,38 @@ class Agent:
             snapshot, observation = await self._observe_with_handover(n)
         except (WorldError, TimeoutError) as exc:
             return self._unobserved(n, exc)
+        for keeper in (self.budget, self.shared_budget):
+            if keeper is not None and (over := keeper.stop_reason()) is not None:
+                # Before the call: the run never spends past its limit by one more call.
+                return self._finished(
+                    "budget", f"stopped before the model call: {over}", EXIT_BUDGET
+                )
+        reserved = self.shared_budget.reserve() if self.shared_budget is not None else (0, 0.0)
         notes = list(self._notes)
         self._notes.clear()  # the checkpoint appends to this same list
         started = time.monotonic()
-        reply = await self.model.reply(
-            system=SYSTEM_PROMPT,
-            messages=self.context.messages(observation, notes),
-            tools=self.tools,
-            on_text=lambda text: self.emit(ModelWriting(round=n, text=self.secrets.scrub(text))),
-        )
+        try:
+            reply = await self.model.reply(
+                system=SYSTEM_PROMPT,
+                messages=self.context.messages(observation, notes),
+                tools=self.tools,
+                on_text=lambda text: self.emit(
+                    ModelWriting(round=n, text=self.secrets.scrub(text))
+                ),
+            )
+        except BaseException:
+            if self.shared_budget is not None:
+                self.shared_budget.release(reserved)
+            raise
+        self.keeper.add(reply.usage)
+        if self.shared_budget is not None:
+            self.shared_budget.record(self.keeper.last_tokens, self.keeper.last_cost, reserved)
+        if self.budget is not None:
+            self.emit(
+                BudgetSpent(
+                    round=n, spent=self.budget.spent(), warn=tuple(self.budget.new_warnings())
+                )
+            )
         parsed = parse_reply(reply.content, allow_js=self.config.allow_js)
         # Text withheld in an earlier round may come back in the model's words.
         content = tuple(self.secrets.scrub_json(list(reply.content)))

@@ -55,7 +55,7 @@ _SENSITIVE_HANDOVER: dict[str, HumanKind] = {
     "card": "payment",
 }
 Outcome = Literal[
-    "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error"
+    "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error", "budget"
 ]
 
 

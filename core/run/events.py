@@ -6,6 +6,7 @@ Everything here is a frozen dataclass so an event can be handed across tasks saf
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -16,6 +17,7 @@ from core.result import ActionResult
 if TYPE_CHECKING:
     from core.audit.records import ApprovalRecord, ScreenshotRef
     from core.model.base import ReplyOrigin
+    from core.run.budget import Spent
 
 RunState = Literal["starting", "thinking", "awaiting_approval", "acting", "paused", "finished"]
 
@@ -241,16 +243,37 @@ class ActionDone:
 @dataclass(frozen=True, slots=True)
 class RunFinished:
     outcome: Literal[
-        "success", "failure", "gave_up", "round_limit", "aborted", "human_needed", "error"
+        "success",
+        "failure",
+        "gave_up",
+        "round_limit",
+        "aborted",
+        "human_needed",
+        "error",
+        "budget",
     ]
     answer: str
     rounds: int
     exit_code: int
     reason: str = ""
+    spent: Mapping[str, Any] | None = None
+    """What the run spent against its budget (:meth:`core.run.budget.Spent.to_json`); None
+    when it had none."""
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSpent:
+    """After each model reply of a run with a budget: what is spent, beside the limits.
+    ``warn``: the limits (``tokens``, ``cost``, ``time``) that have just passed 80%."""
+
+    round: int
+    spent: Spent
+    warn: tuple[str, ...] = ()
 
 
 Event = (
     RunStarted
+    | BudgetSpent
     | RoundStarted
     | Observed
     | ModelWriting

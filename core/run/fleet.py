@@ -26,12 +26,14 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from core.guard.allowlist import NetworkMode
 from core.guard.policy import ApproveMode
+from core.guard.rules import BUILTIN, Budget, parse_duration
+from core.model.prices import PriceError, price_of
 from core.run.session import ConfigError, RunSettings
 from core.secrets import Secrets
 
@@ -45,6 +47,7 @@ _INT = "a whole number"
 _FLOAT = "a number"
 _BOOL = "true or false"
 _LIST = "a list of strings"
+_DURATION = "a duration (90s, 15m, 1.5h) or a number of seconds"
 
 TASK_KEYS: Mapping[str, str] = {
     "task": _STR,
@@ -61,11 +64,27 @@ TASK_KEYS: Mapping[str, str] = {
     "audit_dir": _STR,
     "action_timeout": _FLOAT,
     "screenshots": _BOOL,
+    "policy": _STR,
+    "max_tokens": _INT,
+    "max_cost": _FLOAT,
+    "max_time": _DURATION,
 }
 """Every key a ``[[task]]`` table may hold, with the kind of value it takes."""
 
-DEFAULT_KEYS: Mapping[str, str] = {k: v for k, v in TASK_KEYS.items() if k != "task"}
-"""The keys the top of the file may set for every task (all but the task text)."""
+FLEET_KEYS: Mapping[str, str] = {
+    "fleet_max_tokens": _INT,
+    "fleet_max_cost": _FLOAT,
+    "fleet_max_time": _DURATION,
+}
+"""Keys only the top of the file may hold: the budget of the whole fleet, spent by all its
+runs together (each run's own ``max_*`` still holds too)."""
+
+DEFAULT_KEYS: Mapping[str, str] = {
+    **{k: v for k, v in TASK_KEYS.items() if k != "task"},
+    **FLEET_KEYS,
+}
+"""The keys the top of the file may set: every task's defaults (all but the task text) and
+the fleet's own budget."""
 
 APPROVE_MODES = ("ask", "risky", "none")
 
@@ -77,6 +96,8 @@ class Fleet:
     path: Path
     pool: str
     runs: tuple[RunSettings, ...]
+    budget: Budget = field(default_factory=Budget)
+    """The whole fleet's limits (``fleet_max_*``); each run's own are in its settings."""
 
 
 def load_fleet(path: Path, *, pool: str, default_model: str) -> Fleet:
@@ -98,6 +119,11 @@ def load_fleet(path: Path, *, pool: str, default_model: str) -> Fleet:
         )
     defaults = {k: v for k, v in data.items() if k != "task"}
     _check_keys(defaults, DEFAULT_KEYS, lines, section=0, where="at the top (the defaults)")
+    fleet_budget = Budget(
+        defaults.pop("fleet_max_tokens", None),
+        _number(defaults.pop("fleet_max_cost", None)),
+        _seconds(defaults.pop("fleet_max_time", None)),
+    )
     folder = path.resolve().parent
     runs = []
     for number, table in enumerate(tasks, 1):
@@ -111,7 +137,39 @@ def load_fleet(path: Path, *, pool: str, default_model: str) -> Fleet:
                 'add task = "what to do"'
             )
         runs.append(_settings(merged, folder, default_model, lines, number))
-    return Fleet(path=path, pool=pool, runs=tuple(runs))
+    return Fleet(path=path, pool=pool, runs=tuple(runs), budget=fleet_budget)
+
+
+def _policy_spec(value: object, folder: Path) -> str | None:
+    """A built-in policy's name as it is; a file relative to the tasks file's folder."""
+    if not isinstance(value, str):
+        return None
+    return value if value in BUILTIN else str(folder / Path(value).expanduser())
+
+
+def check_fleet_prices(fleet: Fleet, env: Mapping[str, str]) -> None:
+    """With ``fleet_max_cost``, every run's model must have a price (a scripted plan costs
+    nothing). Raises :class:`FleetError` naming the task and the model."""
+    if fleet.budget.max_cost is None:
+        return
+    for number, settings in enumerate(fleet.runs, 1):
+        kind, _, model_id = settings.model_spec.partition(":")
+        if kind == "scripted":
+            continue
+        try:
+            price_of(kind, model_id, env)
+        except PriceError as exc:
+            raise FleetError(f"{fleet.path}: [[task]] {number}: fleet_max_cost {exc}") from exc
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _seconds(value: object) -> float | None:
+    if isinstance(value, str):
+        return parse_duration(value)
+    return _number(value)
 
 
 def _check_keys(
@@ -140,6 +198,13 @@ def _is_kind(value: object, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind == _FLOAT:
         return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == _DURATION:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value > 0
+        try:
+            return isinstance(value, str) and parse_duration(value) > 0
+        except ValueError:
+            return False
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
@@ -172,6 +237,10 @@ def _settings(
         audit_dir=folder / merged.get("audit_dir", "audit_logs"),
         action_timeout=float(merged.get("action_timeout", 45.0)),
         screenshots=merged.get("screenshots", True),
+        policy=_policy_spec(merged.get("policy"), folder),
+        max_tokens=merged.get("max_tokens"),
+        max_cost=_number(merged.get("max_cost")),
+        max_time=_seconds(merged.get("max_time")),
     )
 
 

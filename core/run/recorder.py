@@ -228,6 +228,7 @@ class AuditRecorder:
             rounds=event.rounds,
             exit_code=event.exit_code,
             run_id=self._writer.run_id,
+            spent=event.spent,
         )
 
     def _write_round(self, draft: _Draft, done: ActionDone | None) -> None:

@@ -39,15 +39,17 @@ from core.guard.allowlist import (
     webrtc_direct_hosts,
 )
 from core.guard.policy import ApproveMode, Gate, host_of, parse_allow_pattern, url_allowed
-from core.guard.rules import Policy, PolicyError, load_policy
+from core.guard.rules import Budget, Policy, PolicyError, load_policy
 from core.hands import Page, screenshot_mask
 from core.hands.badge import Badge
 from core.model.base import Model, ModelConfigError
-from core.model.spec import DEFAULT_SPEC, build_model, precheck
+from core.model.prices import Price, PriceError, price_of
+from core.model.spec import DEFAULT_SPEC, build_model, parse_spec, precheck
 from core.pool.pool import PoolRun
 from core.pool.state import PoolError, PoolFull
 from core.run import oplog
 from core.run.agent import Agent, AgentConfig
+from core.run.budget import BudgetKeeper
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.phases import first_phase, launches_browser
 from core.run.recorder import AuditRecorder
@@ -73,6 +75,12 @@ class RunSettings:
     policy: str | None = None
     """``--policy``: a policy file, or a built-in's name; None: the built-in of ``approve``."""
     max_rounds: int = 30
+    max_tokens: int | None = None
+    """``--max-tokens``: over the policy's ``[budget]``; None: the policy's, if any."""
+    max_cost: float | None = None
+    """``--max-cost`` in US dollars (core/model/prices.toml prices the model)."""
+    max_time: float | None = None
+    """``--max-time`` in seconds."""
     headless: bool = False
     cdp_url: str | None = None
     connect: bool = False
@@ -115,6 +123,9 @@ class RunSettings:
             "base_url": self.base_url,
             "approve": self.approve,
             "policy": self.policy,
+            "max_tokens": self.max_tokens,
+            "max_cost": self.max_cost,
+            "max_time": self.max_time,
             "max_rounds": self.max_rounds,
             "headless": self.headless,
             "browser": (
@@ -143,6 +154,8 @@ class Prepared:
     model: Model
     secrets: Secrets
     policy: Policy
+    price: Price | None = None
+    """The model's price, when the run has a cost budget (or the table knows the model)."""
 
 
 async def prepare(
@@ -156,9 +169,43 @@ async def prepare(
     env = os.environ if env is None else env
     secrets = check_settings(settings, env)
     policy = run_policy(settings)
+    price = run_price(settings, policy, env)
     return Prepared(
-        model=await ready_model(settings, env, check=check_model), secrets=secrets, policy=policy
+        model=await ready_model(settings, env, check=check_model),
+        secrets=secrets,
+        policy=policy,
+        price=price,
     )
+
+
+def run_budget(settings: RunSettings, policy: Policy) -> Budget:
+    """The run's limits: the command line's over the policy file's ``[budget]``."""
+    return policy.budget.over(Budget(settings.max_tokens, settings.max_cost, settings.max_time))
+
+
+def run_price(settings: RunSettings, policy: Policy, env: Mapping[str, str]) -> Price | None:
+    """The model's price from core/model/prices.toml (a scripted plan is free). Raises
+    :class:`ConfigError` naming the model when a cost budget is set and the table has no
+    price for it; without a cost budget, an unknown model is simply not priced."""
+    budget = run_budget(settings, policy)
+    if budget.max_tokens is not None and budget.max_tokens < 1:
+        raise ConfigError("--max-tokens must be at least 1")
+    if budget.max_cost is not None and not budget.max_cost > 0:
+        raise ConfigError("--max-cost must be a positive number of US dollars")
+    if budget.max_time is not None and not budget.max_time > 0:
+        raise ConfigError("--max-time must be a positive duration (90s, 15m, 1.5h)")
+    try:
+        kind, value = parse_spec(settings.model_spec)
+    except ModelConfigError:
+        return None  # check_settings says what is wrong with the spec
+    if kind == "scripted":
+        return Price(0.0, 0.0, source="a scripted plan: no model is paid")
+    try:
+        return price_of(kind, value, env)
+    except PriceError as exc:
+        if budget.max_cost is not None:
+            raise ConfigError(str(exc)) from exc
+        return None
 
 
 def run_policy(settings: RunSettings) -> Policy:
@@ -381,6 +428,7 @@ async def run_session(
     on_browser: Callable[[Browser], None] | None = None,
     on_phase: PhaseSink | None = None,
     configure_oplog: bool = True,
+    shared_budget: BudgetKeeper | None = None,
 ) -> RunFinished:
     """Run one task to its end and return how it ended.
 
@@ -392,7 +440,8 @@ async def run_session(
     connect mode only our tabs are closed). ``on_phase`` hears the steps before the first
     round and after the last. ``configure_oplog=False``: the caller has configured the
     process-wide operational log (a fleet writes one for all its runs, scrubbing every run's
-    secrets). Raises :class:`ConfigError`
+    secrets). ``shared_budget``: a fleet's budget, spent by every run of the fleet beside
+    the run's own. Raises :class:`ConfigError`
     when the run cannot start; cancellation propagates after the log is closed.
     """
     phase = on_phase or (lambda _text: None)
@@ -400,13 +449,14 @@ async def run_session(
     # The cheap checks first: a typo never flashes a browser window.
     secrets = check_settings(settings, env) if prepared is None else prepared.secrets
     policy = run_policy(settings) if prepared is None else prepared.policy
+    price = run_price(settings, policy, env) if prepared is None else prepared.price
     phase(first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool))
     early = launch_early(settings) if prepared is None else None
     lease: PoolRun | None = None
     try:
         if prepared is None:
             model = await ready_model(settings, env, check=True)
-            prepared = Prepared(model=model, secrets=secrets, policy=policy)
+            prepared = Prepared(model=model, secrets=secrets, policy=policy, price=price)
         # Before the log is opened: a full pool touches nothing.
         lease = claim_slot(settings)
         writer = open_run(settings, prepared.secrets, configure_oplog=configure_oplog)
@@ -486,6 +536,8 @@ async def run_session(
             guard=guard,
             round_shots=RoundShots(browser, writer.path) if settings.screenshots else None,
             badge=badge,
+            budget=BudgetKeeper(run_budget(settings, prepared.policy), prepared.price),
+            shared_budget=shared_budget,
         )
         return await agent.run()
     finally:

@@ -354,3 +354,62 @@ def test_a_slots_log_opened_from_the_pool_screen_can_be_verified() -> None:
     code = "import tui.screens.pool_screen, tui.screens.replay; assert callable(tui.screens.replay.verify)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+async def test_the_fleets_budget_is_spent_by_all_its_runs_together(
+    tmp_path: Path, site: FixtureSite, name: str, fake: Any
+) -> None:
+    """Two runs of one fleet spend one budget: 100,000 tokens a call, 250,000 for the
+    fleet, so two calls in all (whichever run makes them) and then both stop, exit 5."""
+    from tests.helpers.agent_run import act
+    from tests.helpers.fake_anthropic import MessageReply
+
+    for _ in range(8):
+        step = act("scroll", direction="down")
+        fake.add(lambda body, step=step: MessageReply(step(body), usage={"input_tokens": 100_000}))
+    path = tmp_path / "TASKS.toml"
+    path.write_text(
+        'model = "anthropic:claude-sonnet-5-5"\napprove = "none"\naudit_dir = "logs"\n'
+        "fleet_max_tokens = 250000\nmax_rounds = 6\n"
+        + "".join(
+            f'[[task]]\ntask = "look at the {item}"\nstart_url = "{site.url("/fleet/order.html")}"\n'
+            for item in ITEMS[:2]
+        )
+    )
+    fleet = load_fleet(path, pool=name, default_model="scripted:none")
+    assert fleet.budget.max_tokens == 250_000
+    app = FleetApp(
+        fleet.runs,
+        pool=name,
+        budget=fleet.budget,
+        config_dir=tmp_path / "config",
+        persist_theme=False,
+        poll_interval=0.1,
+    )
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: app.done, timeout=WAIT)
+    assert [r.exit_code for r in app.runs] == [5, 5]
+    assert len(fake.message_bodies) == 2
+    assert all(
+        "the fleet's token budget" in (r.view.finished.reason if r.view.finished else "")
+        for r in app.runs
+    )
+    assert 200_000 <= app.budget.tokens < 250_000  # each streamed reply adds its 20 output tokens
+
+
+def test_fleet_budget_keys_are_read_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "TASKS.toml"
+    path.write_text(
+        'model = "scripted:p.jsonl"\nfleet_max_cost = 2\nfleet_max_time = "15m"\n'
+        'max_tokens = 1000\n[[task]]\ntask = "a"\npolicy = "risky"\nmax_time = 90\n'
+    )
+    fleet = load_fleet(path, pool="p", default_model="scripted:none")
+    assert (fleet.budget.max_cost, fleet.budget.max_time) == (2.0, 900.0)
+    (run,) = fleet.runs
+    assert (run.max_tokens, run.max_time, run.policy) == (1000, 90.0, "risky")
+    path.write_text('[[task]]\ntask = "a"\nfleet_max_cost = 2\n')
+    with pytest.raises(Exception, match="unknown key 'fleet_max_cost' in \\[\\[task\\]\\] 1"):
+        load_fleet(path, pool="p", default_model="scripted:none")
+    path.write_text('max_time = "soon"\n[[task]]\ntask = "a"\n')
+    with pytest.raises(Exception, match="max_time must be a duration"):
+        load_fleet(path, pool="p", default_model="scripted:none")

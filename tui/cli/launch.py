@@ -16,7 +16,7 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from core.browser.display import NO_DISPLAY
 from core.browser.display import has_display as display_here
@@ -139,10 +139,18 @@ def summary_of(app: HandrailApp, code: int) -> str:
         answer=answer,
         exit_code=code,
         audit_path=view.audit_path if view is not None else None,
+        spent=finished.spent if finished is not None else None,
     )
 
 
-def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str | None) -> str:
+def summary_text(
+    *,
+    outcome: str,
+    answer: str,
+    exit_code: int,
+    audit_path: str | None,
+    spent: Mapping[str, Any] | None = None,
+) -> str:
     """The lines printed after a run: outcome and exit code, the answer, the audit log and
     the command that replays it. The answer is the model's (or a crash's) text, so its control
     characters are shown, not sent to the terminal (:func:`core.visible.visible`)."""
@@ -152,6 +160,10 @@ def summary_text(*, outcome: str, answer: str, exit_code: int, audit_path: str |
         first, *rest = answer.strip().split("\n")
         lines.append(f"  answer:    {first}")
         lines.extend(f"             {line}" for line in rest)
+    if spent is not None:
+        from core.run.budget import spent_line
+
+        lines.append(f"  spent:     {spent_line(spent)}")
     if audit_path:
         lines.append(f"  audit log: {audit_path}")
         lines.append(f"  replay:    {handrail_command()} replay {shlex.quote(audit_path)}")

@@ -3,7 +3,7 @@
 Exit codes: 0 the model finished with success; 1 finished unsuccessfully, gave up or hit
 the round limit; 2 usage or configuration error; 3 stopped for a human in a
 non-interactive run; 4 the tab pool is full (or the slot to resume is running);
-130 interrupted.
+5 a budget stopped the run; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from tui.cli.policy import add_policy_parser, run_policy_command
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
 from tui.cli.run_options import (
     add_audit_dir_option,
+    add_budget_options,
     add_run_options,
     add_theme_option,
     model_spec_from_args,
@@ -50,11 +51,13 @@ matters, and give it only to auditors.
 """
 
 EPILOG_RUN = """\
-approval modes:
+approval modes (built-in policies: `handrail policy show NAME`):
   ask    every page-changing action waits for you (default)
   risky  only risky ones wait: new hosts, commitments (buy, send, delete...), sensitive
          fields, run_js
   none   nothing waits (trusted scripted runs); hand-overs and --allow-domain still hold
+  --policy FILE: your own rules (`handrail policy --help`); no policy lowers the
+  hand-overs for passwords, CAPTCHAs and payments, the network guard or secrets' scopes
 
 models:
   anthropic:MODEL_ID     Claude (default; key from ANTHROPIC_API_KEY)
@@ -62,8 +65,8 @@ models:
   scripted:PLAN.jsonl    replay a plan file (demos, tests); never presented as a model
 
 exit codes: 0 success, 1 unsuccessful / gave up / round limit, 2 usage or configuration
-error, 3 stopped for a person in a non-interactive run, 4 tab pool full (--pool), 130
-interrupted
+error, 3 stopped for a person in a non-interactive run, 4 tab pool full (--pool), 5 a
+budget stopped the run (--max-tokens, --max-cost, --max-time), 130 interrupted
 
 scripted plans (--model scripted:PLAN.jsonl), one JSON object per line, in order:
   {"tool": "click", "target": "Book now", "reason": "open the form"}
@@ -273,6 +276,7 @@ def build_parser() -> CommandParser:
         help="an approval policy file (see `handrail policy --help`); "
         "docs/examples/demo-policy.toml asks only for the booking",
     )
+    add_budget_options(demo)
     demo.add_argument("--no-tui", action="store_true", help="console mode for scripts and CI")
     demo.add_argument(
         "--headless",

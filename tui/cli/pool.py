@@ -151,12 +151,14 @@ TASKS.toml:
   start_url = "https://shop.example/contact"
   secrets = ["EMAIL=SHOP_EMAIL"]            # as --secret NAME=ENVVAR
 
-keys: task, start_url, model, base_url, approve, max_rounds, allow_domain, network,
-allow_js, secrets, secrets_file, audit_dir, action_timeout, screenshots (paths are read
-relative to the file's folder)
+keys: task, start_url, model, base_url, approve, policy, max_rounds, max_tokens, max_cost,
+max_time, allow_domain, network, allow_js, secrets, secrets_file, audit_dir,
+action_timeout, screenshots (paths are read relative to the file's folder); at the top
+only, the whole fleet's budget: fleet_max_tokens, fleet_max_cost, fleet_max_time (all the
+runs together stop before the model call that would cross it)
 
 exit codes: 0 every run succeeded; otherwise the most serious run's code (1 unsuccessful,
-2 configuration, 3 waited for a person, 4 pool full, 130 aborted)
+2 configuration, 3 waited for a person, 4 pool full, 5 a budget stopped it, 130 aborted)
 """
 
 

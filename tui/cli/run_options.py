@@ -49,6 +49,7 @@ def add_run_options(
         metavar="N",
         help=f"stop after N rounds (default: {max_rounds or 'the recorded steps plus 10'})",
     )
+    add_budget_options(p)
     p.add_argument(
         "--no-tui",
         action="store_true",
@@ -90,6 +91,56 @@ def add_run_options(
         metavar="SECONDS",
         help="limit for one action (default: 45)",
     )
+
+
+def add_budget_options(p: argparse.ArgumentParser) -> None:
+    """The "budget" group: limits with a hard stop (exit 5), over a policy's ``[budget]``."""
+    g = p.add_argument_group(
+        "budget",
+        "a hard stop before the model call that would cross a limit: outcome budget, exit 5",
+    )
+    g.add_argument(
+        "--max-tokens", type=_positive_int, metavar="N", help="tokens the model may use in all"
+    )
+    g.add_argument(
+        "--max-cost",
+        type=_positive_float,
+        metavar="USD",
+        help="US dollars the model may cost, priced from core/model/prices.toml "
+        "(a model not in it is an error naming it)",
+    )
+    g.add_argument(
+        "--max-time", type=_duration, metavar="DURATION", help="wall-clock time (90s, 15m, 1.5h)"
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text.lstrip("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of US dollars") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of US dollars")
+    return value
+
+
+def _duration(text: str) -> float:
+    from core.guard.rules import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("max_time ")) from None
 
 
 def add_browser_options(p: argparse.ArgumentParser) -> None:
@@ -153,6 +204,9 @@ def settings_from_args(
         approve=cast("ApproveMode", args.approve or interactive_default),
         policy=getattr(args, "policy", None) or (None if args.approve else _config_policy()),
         max_rounds=args.max_rounds,
+        max_tokens=getattr(args, "max_tokens", None),
+        max_cost=getattr(args, "max_cost", None),
+        max_time=getattr(args, "max_time", None),
         headless=args.headless,
         cdp_url=args.cdp_url,
         connect=args.connect,

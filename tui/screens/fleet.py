@@ -25,6 +25,8 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from core.guard.decision import ApprovalDecision
+from core.guard.rules import Budget
+from core.run.budget import BudgetKeeper
 from core.run.events import (
     ApprovalRequest,
     Event,
@@ -200,6 +202,7 @@ class FleetApp(ObservatoryApp):
         pool: str,
         start: Callable[[RunSettings, FleetSupervisor, Callable[[Event], None]], Any] | None = None,
         poll_interval: float = 0.5,
+        budget: Budget | None = None,
         **options: Any,
     ) -> None:
         """``runs``: one settings each (their ``pool`` is set to ``pool`` here). ``start``:
@@ -220,6 +223,9 @@ class FleetApp(ObservatoryApp):
         self._leaving = False
         self.pool_screen: PoolScreen | None = None
         self.log_secrets = FleetSecrets()
+        limits = budget or Budget()
+        self.budget = BudgetKeeper(limits, priced=limits.max_cost is not None, name="the fleet's")
+        """The whole fleet's budget (``fleet_max_*``), spent by every run together."""
 
     # --- the runs ------------------------------------------------------------------------
 
@@ -275,6 +281,7 @@ class FleetApp(ObservatoryApp):
                     sinks=[sink],
                     prepared=prepared,
                     configure_oplog=False,
+                    shared_budget=self.budget,
                 )
         except PoolFull as exc:
             run.problem, run.exit_code = str(exc), EXIT_POOL_FULL
@@ -495,7 +502,8 @@ class FleetApp(ObservatoryApp):
 
 def fleet_exit_code(codes: Iterable[int | None]) -> int:
     """0 when every run succeeded; otherwise the most serious code among them (130 aborted
-    > 4 pool full > 3 waited for a person > 2 configuration > 1 unsuccessful)."""
+    > 5 a budget stopped it > 4 pool full > 3 waited for a person > 2 configuration > 1
+    unsuccessful)."""
     known = [EXIT_INTERRUPTED if c is None else c for c in codes]
     return max(known, default=0)
 
@@ -511,8 +519,8 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
 
     from core.pool.pool import status
     from core.pool.state import PoolError
-    from core.run.fleet import load_fleet
-    from core.run.session import ConfigError, check_settings
+    from core.run.fleet import check_fleet_prices, load_fleet
+    from core.run.session import ConfigError, check_settings, run_policy, run_price
     from tui.cli.launch import summary_text
 
     try:
@@ -524,12 +532,14 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
         for number, settings in enumerate(fleet.runs, 1):
             try:
                 check_settings(settings, os.environ)
+                run_price(settings, run_policy(settings), os.environ)
             except ConfigError as exc:
                 raise ConfigError(f"{path}: [[task]] {number}: {exc}") from exc
+        check_fleet_prices(fleet, os.environ)
     except ConfigError as exc:
         print(visible(typed_commands(f"handrail fleet: {exc}")), file=sys.stderr)
         return EXIT_USAGE
-    app = FleetApp(fleet.runs, pool=pool, theme=theme)
+    app = FleetApp(fleet.runs, pool=pool, theme=theme, budget=fleet.budget)
     result = app.run()
     code = app.exit_code if app.exit_code is not None else (result or EXIT_INTERRUPTED)
     for run in app.runs:
@@ -542,6 +552,7 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
                 answer=finished.answer if finished else "",
                 exit_code=run.exit_code if run.exit_code is not None else EXIT_INTERRUPTED,
                 audit_path=view.audit_path,
+                spent=finished.spent if finished else None,
             )
         )
     return code

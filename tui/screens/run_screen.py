@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import on, work
@@ -15,7 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from core.run.budget import WARN_AT, spent_line
 from core.run.events import (
+    BudgetSpent,
     Event,
     EventSink,
     ModelWriting,
@@ -49,6 +52,7 @@ _OUTCOME_MEANING = {
     "aborted": "denied",
     "human_needed": "paused",
     "error": "error",
+    "budget": "denied",
 }
 
 
@@ -130,6 +134,8 @@ class RunScreen(RoundsScreen):
         self._aborting = False
         self._covered_at: float | None = None
         """The app's clock when a modal covered this screen (None: uncovered)."""
+        self._budget_at: float | None = None
+        """The app's clock when the run last said what its budget has spent."""
 
     # --- the run -------------------------------------------------------------------------
 
@@ -241,6 +247,20 @@ class RunScreen(RoundsScreen):
             return
         if isinstance(event, Observed) and touched is not None:
             touched.asked_at = self.app_clock()  # the observation goes to the model now
+        if isinstance(event, BudgetSpent):
+            self._budget_at = self.app_clock()
+            for limit in event.warn:
+                self.app.notify(
+                    visible(
+                        f"{int(WARN_AT * 100)}% of the {limit} budget is spent: "
+                        f"{event.spent.line()}. At the limit the run stops before its next "
+                        "model call."
+                    ),
+                    title="Budget",
+                    severity="warning",
+                    markup=False,
+                    timeout=10,
+                )
         if isinstance(event, RunFinished):
             self._finished(event.exit_code, event)
         if isinstance(event, RunFinished):
@@ -331,7 +351,20 @@ class RunScreen(RoundsScreen):
             elapsed_note=note,
             tokens=view.tokens,
             following=self.following,
+            **self._budget_facts(),
         )
+
+    def _budget_facts(self) -> dict[str, str]:
+        """The header's budget: spent/limit, the time part moving with the clock while the
+        run is live."""
+        spent = self.run_view.budget
+        if spent is None:
+            return {}
+        if self._budget_at is not None and self.exit_code is None:
+            spent = replace(spent, seconds=spent.seconds + self.app_clock() - self._budget_at)
+        share = max(spent.shares().values(), default=0.0)
+        meaning = "denied" if share >= 1 else "paused" if share >= WARN_AT else ""
+        return {"budget": spent.line(), "budget_meaning": meaning}
 
     def show_row(self, index: int) -> None:
         self.panes.show_round(self.run_view.rounds[index], self.app_clock())
@@ -392,5 +425,7 @@ def finish_text(finished: RunFinished) -> str:
         lines.append(finished.answer)
     if finished.reason and finished.reason != finished.answer:
         lines.append(finished.reason)
+    if finished.spent is not None:
+        lines.append(f"spent: {spent_line(finished.spent)}")
     lines.append("q quits · Esc closes this")
     return visible("\n".join(lines))

@@ -32,6 +32,10 @@ class HeaderFacts:
     elapsed_note: str = ""
     """Said after the elapsed time when it does not move (a dialog covers the run)."""
     tokens: int = 0
+    budget: str = ""
+    """Spent against the budget's limits (``tokens 1,200/5,000 · $0.02/$0.50``); "" without."""
+    budget_meaning: str = ""
+    """``paused`` past 80% of a limit, ``denied`` at it: colours the budget."""
     following: bool | None = True
     """None: following does not apply (replay of a finished log)."""
 
@@ -77,7 +81,11 @@ class RunHeader(Widget):
             if facts.elapsed_note:
                 clock = Content.assemble(clock, (f" {facts.elapsed_note}", "dim"))
             facts_parts.append(clock)
-        facts_parts.append(Content(f"{facts.tokens:,} tokens"))
+        if facts.budget:
+            style = f"bold {outcome_style(facts.budget_meaning)}" if facts.budget_meaning else ""
+            facts_parts.append(Content.styled(visible(f"budget {facts.budget}"), style))
+        else:
+            facts_parts.append(Content(f"{facts.tokens:,} tokens"))
         if facts.model:
             facts_parts.append(Content(visible(facts.model)))
         if facts.browser:

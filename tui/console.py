@@ -191,6 +191,8 @@ class ConsoleSupervisor:
         ]
         if request.asked_by:
             lines.append(f"    asked by {request.asked_by}")
+        if request.remembered:
+            lines.append(f"    {request.remembered}")
         if request.element_line:
             lines.append(f"    element: {request.element_line}")
         for detail in request.details:
@@ -200,14 +202,22 @@ class ConsoleSupervisor:
                 detail += "  (to you only: the log shows it withheld until it is typed)"
             lines.append(f"    {detail}")
         print(visible("\n".join(lines)), file=self.out, flush=True)
+        site = (
+            visible(f"  [s] allow {action.name} on {request.site} from now on", one_line=True)
+            if request.site
+            else ""
+        )
         while True:
             answer = await self._ask(
-                "  [y] approve  [n] deny  [e] edit  [A] approve all of this kind  [x] abort > "
+                f"  [y] approve  [n] deny  [e] edit  [A] approve all of this kind{site}  "
+                "[x] abort > "
             )
             if answer in ("y", "yes", "a"):
                 return ApprovalDecision("approved")
-            if answer == "A":
+            if answer == "A" and not request.risky:
                 return ApprovalDecision("approved", approve_kind_for_run=True)
+            if answer == "s" and request.site:
+                return ApprovalDecision("approved", remember_for_site=True)
             if answer in ("n", "no", "d"):
                 note = await self._ask("  note for the model (optional) > ")
                 return ApprovalDecision("denied", note=note or None)

@@ -37,6 +37,8 @@ class ApprovalRecord:
     approve_kind_for_run: bool = False
     rule: RuleRef | None = None
     """The approval policy's rule that let it through, asked, refused or handed it over."""
+    remember_for_site: bool = False
+    """The person allowed this kind of action on this site from now on (``s``)."""
 
     @classmethod
     def not_needed(cls) -> ApprovalRecord:
@@ -74,6 +76,7 @@ class ApprovalRecord:
             decision.note or None,
             decision.approve_kind_for_run,
             rule,
+            decision.remember_for_site,
         )
 
     @property
@@ -91,6 +94,8 @@ class ApprovalRecord:
             out["approve_kind_for_run"] = True
         if self.rule is not None:
             out["rule"] = self.rule.to_json()
+        if self.remember_for_site:
+            out["remember_for_site"] = True
         return out
 
     @classmethod
@@ -106,6 +111,7 @@ class ApprovalRecord:
             note if isinstance(note, str) else None,
             value.get("approve_kind_for_run") is True,
             RuleRef.from_json(value.get("rule")),
+            value.get("remember_for_site") is True,
         )
 
 

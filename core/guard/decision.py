@@ -33,6 +33,9 @@ class ApprovalDecision:
     """For a denial: sent to the model as the reason."""
     approve_kind_for_run: bool = False
     """Approve every further non-risky action of this tool for the rest of the run."""
+    remember_for_site: bool = False
+    """Allow this kind of action on this site from now on (``s``): kept between runs, and
+    never for risky actions (core/run/permissions.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 from core.actions import PAGE_CHANGING, Action
 from core.eyes.snapshot import ElementInfo, SensitiveField, Snapshot
 from core.guard.decision import HumanKind, RuleRef
-from core.guard.rules import Policy, Subject, builtin_policy
+from core.guard.rules import Policy, Rule, Subject, builtin_policy
 from core.hands.shot import PointHit
 from core.keys import MOVING_KEYS
 from core.secrets import Secrets, only_placeholders
@@ -228,9 +228,24 @@ class Gate:
     def asks_for_dialogs(self) -> bool:
         return self.asks()
 
-    def allowed_by(self) -> str:
-        """Who let an action through unasked, for its record: ``--approve none`` (a
-        built-in policy) or ``policy`` (a file's)."""
+    def remember(self, rule: Rule) -> None:
+        """A permission the person gave just now (``s``): it holds for the rest of this run
+        too, after the policy's own rules."""
+        self.policy = self.policy.with_remembered([rule])
+
+    def remembered(self, url: str, action: str) -> Rule | None:
+        """The remembered permission for ``action`` on the page at ``url``, if any."""
+        subject = Subject(action=action, params={}, page_url=url)
+        return next(
+            (r for r in self.policy.rules if r.remembered is not None and r.matches(subject)),
+            None,
+        )
+
+    def allowed_by(self, rule: RuleRef | None = None) -> str:
+        """Who let an action through unasked, for its record: the person's remembered
+        permission, ``--approve none`` (a built-in policy) or ``policy`` (a file's)."""
+        if rule is not None and rule.remembered is not None:
+            return BY_REMEMBERED
         return f"--approve {self.policy.name}" if self.policy.builtin else "policy"
 
     # -- assessment ----------------------------------------------------------------------
@@ -616,6 +631,8 @@ class Gate:
 
 
 EVERY_ACTION = "every page-changing action asks"
+BY_REMEMBERED = "person (remembered permission)"
+"""Who let an action through that a permission the person gave with ``s`` covers."""
 
 
 def _ask(

@@ -79,6 +79,7 @@ from core.run.events import (
     RunStarted,
     Supervisor,
 )
+from core.run.permissions import PermissionStore
 from core.run.round_shots import SENSITIVE_ON_SCREEN, RoundShots
 from core.secrets import Secrets
 from core.world.errors import WorldError
@@ -126,6 +127,7 @@ class Agent:
         badge: Badge | None = None,
         budget: BudgetKeeper | None = None,
         shared_budget: BudgetKeeper | None = None,
+        permissions: PermissionStore | None = None,
     ) -> None:
         self.config = config
         self.keeper = budget if budget is not None else BudgetKeeper(Budget())
@@ -168,6 +170,7 @@ class Agent:
             observe=self._observe,
             note=self._notes.append,
             finished=self._finished,
+            permissions=permissions,
         )
         page.dialog_decider = self.checkpoint.decide_dialog
 

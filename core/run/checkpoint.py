@@ -24,7 +24,14 @@ from core.actions import Action
 from core.audit.records import ApprovalRecord
 from core.eyes.snapshot import ElementInfo, Snapshot
 from core.guard.decision import ApprovalDecision, HumanKind, RuleRef
-from core.guard.policy import Assessment, Finding, Gate, handled_key, looks_like_credential_prompt
+from core.guard.policy import (
+    Assessment,
+    Finding,
+    Gate,
+    handled_key,
+    host_of,
+    looks_like_credential_prompt,
+)
 from core.hands import DialogInfo, Page, TargetExpectation
 from core.hands.badge import Badge
 from core.hands.shot import PointHit
@@ -44,6 +51,7 @@ from core.run.events import (
     Supervisor,
     TargetCrop,
 )
+from core.run.permissions import REMEMBERABLE, PermissionStore
 from core.run.target_picture import crop_target
 from core.secrets import Secrets, SecretsError, only_placeholders, replace_texts, withheld_mark
 
@@ -89,8 +97,12 @@ class Checkpoint:
         observe: Callable[[int], Awaitable[tuple[Snapshot, str]]],
         note: Callable[[str], None],
         finished: Callable[[Outcome, str, int], RunFinished],
+        permissions: PermissionStore | None = None,
     ) -> None:
         self.page = page
+        self.permissions = permissions
+        """Where ``s`` keeps what the person allows on a site from now on (None: nowhere,
+        and ``s`` is not offered)."""
         self.gate = gate
         self.supervisor = supervisor
         self.secrets = secrets
@@ -256,7 +268,7 @@ class Checkpoint:
         approval: ApprovalRecord | None = None
         if not assessment.needs_approval and not must_ask:
             approval = (
-                ApprovalRecord.automatic(assessment.rule, by=self.gate.allowed_by())
+                ApprovalRecord.automatic(assessment.rule, by=self.gate.allowed_by(assessment.rule))
                 if assessment.page_changing
                 else ApprovalRecord.not_needed()
             )
@@ -285,6 +297,8 @@ class Checkpoint:
             reason_by=self.reason_by,
             asked_by=self._asked_by(assessment.rule),
             once=assessment.once,
+            site=self._site(action, snapshot, assessment),
+            remembered=self._remembered(action, snapshot, assessment),
         )
         self._emit(ApprovalNeeded(request=request))
         target = self._target_rect(action, snapshot, hit)
@@ -322,7 +336,34 @@ class Checkpoint:
             self.gate.preapprove_kind(action.name)
         if decision.decision == "approved":
             self.gate.remember_once(action, assessment)
+        if decision.remember_for_site:
+            site = request.site if decision.decision == "approved" else None
+            if site is None or self.permissions is None:
+                # Offered only where it may be kept: the record must not say it was.
+                decision = replace(decision, remember_for_site=False)
+            else:
+                given = self.permissions.add(site, action.name)
+                if given is not None:
+                    self.gate.remember(given.rule())
         return decision, ApprovalRecord.of(decision, assessment.rule)
+
+    def _site(self, action: Action, snapshot: Snapshot, assessment: Assessment) -> str | None:
+        """The host ``s`` would remember this kind of action on, or None when it may not."""
+        if self.permissions is None or assessment.risky or action.name not in REMEMBERABLE:
+            return None
+        if not snapshot.url.startswith(("http:", "https:")):
+            return None
+        return host_of(snapshot.url) or None
+
+    def _remembered(self, action: Action, snapshot: Snapshot, assessment: Assessment) -> str | None:
+        """A permission that covers this kind of action here but not this one (it is risky)."""
+        rule = self.gate.remembered(snapshot.url, action.name)
+        if rule is None or not assessment.risky:
+            return None
+        return (
+            f"{action.name} on {host_of(snapshot.url)} is allowed since {rule.remembered}, "
+            "but not this one: it is risky"
+        )
 
     def _asked_by(self, rule: RuleRef | None) -> str | None:
         """ "rule 3 (pay/send/delete)" for the approval; None where saying it adds nothing

@@ -65,6 +65,12 @@ class ApprovalRequest:
     page's dialog."""
     once: bool = False
     """Asked under a ``once`` rule: approving lets the same action through for the run."""
+    site: str | None = None
+    """The host ``s`` would allow this kind of action on from now on; None when it may not
+    (a risky action, an action that is never remembered, no http(s) page)."""
+    remembered: str | None = None
+    """What the person already allows here: ``clicks on rail.example are allowed since
+    2026-12-03``, said when a risky one asks anyway."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ from core.run import oplog
 from core.run.agent import Agent, AgentConfig
 from core.run.budget import BudgetKeeper
 from core.run.events import EventSink, RunFinished, Supervisor
+from core.run.permissions import PermissionStore, store_name
 from core.run.phases import first_phase, launches_browser
 from core.run.recorder import AuditRecorder
 from core.run.round_shots import RoundShots
@@ -509,8 +510,17 @@ async def run_session(
             result = await page.navigate(settings.start_url)
             if not result.ok:
                 log.warning("session.start_url_failed", url=settings.start_url, error=result.error)
+        permissions = PermissionStore(
+            store_name(
+                pool=settings.pool,
+                profile=settings.profile,
+                cdp_url=settings.cdp_url,
+                connect=settings.connect,
+            )
+        )
+        policy = prepared.policy.with_remembered(permissions.rules())
         gate = Gate(
-            policy=prepared.policy,
+            policy=policy,
             allow_domains=settings.allow_domains,
             allow_js=settings.allow_js,
             secrets=prepared.secrets,
@@ -531,13 +541,14 @@ async def run_session(
             secrets=prepared.secrets,
             run_id=writer.run_id,
             browser_label=browser.describe(),
-            settings={**settings.public(), "policy": prepared.policy.record()},
+            settings={**settings.public(), "policy": policy.record()},
             audit_path=writer.path,
             guard=guard,
             round_shots=RoundShots(browser, writer.path) if settings.screenshots else None,
             badge=badge,
             budget=BudgetKeeper(run_budget(settings, prepared.policy), prepared.price),
             shared_budget=shared_budget,
+            permissions=permissions,
         )
         return await agent.run()
     finally:

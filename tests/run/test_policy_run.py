@@ -20,6 +20,8 @@ from core.run.session import RunSettings, run_session
 from tests.helpers.agent_run import MODEL, Supervisor, act
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.tui_driver import wait_until
+from tui.screens.replay import ReplayApp
 
 # End to end: whole actions or runs against real Chromium (the fast loop skips them).
 pytestmark = pytest.mark.slow
@@ -135,6 +137,22 @@ async def test_each_rule_decides_as_written_and_the_log_names_it(
     assert start["settings"]["policy"]["sha256"] == sha
     assert verify(the_log(tmp_path)).ok
 
+    # Replay names the rule of each round.
+    app = ReplayApp(the_log(tmp_path), config_dir=tmp_path / "config", persist_theme=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(
+            pilot, lambda: app.replay_screen is not None and app.replay_screen.scan_done
+        )
+        screen = app.replay_screen
+        assert screen is not None
+        third = next(
+            i for i, e in enumerate(screen.rows.entries) if e.kind == "round" and e.round == 3
+        )
+        screen.select_row(third)
+        await wait_until(
+            pilot, lambda: "rule: rule 1 (pay/send/delete)" in screen.panes.pane("action").plain
+        )
+
 
 async def test_a_hand_over_rule_gives_the_page_to_the_person_and_the_action_is_not_done(
     tmp_path: Path, site: FixtureSite, fake: FakeAnthropic
@@ -231,3 +249,58 @@ async def test_run_js_asks_under_allow_unless_the_rule_names_it_in_an_owner_only
         supervisor=supervisor,
     )
     assert supervisor.requests == []
+
+
+async def test_a_remembered_permission_survives_a_restart_until_it_is_revoked(
+    tmp_path: Path, site: FixtureSite, fake: FakeAnthropic
+) -> None:
+    """s in the approval: clicks on this site pass in the next run (a new process would
+    read the same file: the store is read afresh by each run), but a risky click still
+    asks and says why; `handrail permissions revoke` takes it back."""
+    from core.guard.decision import ApprovalDecision
+    from tui.cli.main import dispatch
+
+    site.clear()
+    profile = tmp_path / "profile"
+
+    def shop(folder: str) -> RunSettings:
+        return RunSettings(
+            task="Look for lamps",
+            start_url=site.url(SHOP),
+            model_spec=MODEL,
+            approve="ask",
+            headless=True,
+            profile=profile,
+            audit_dir=tmp_path / folder,
+        )
+
+    fake.add(act("click", "Search"))
+    fake.add(act("finish", success=True, answer="one"))
+    first = Supervisor([ApprovalDecision("approved", remember_for_site=True)])
+    await run_session(shop("logs1"), supervisor=first)
+    (asked,) = first.requests
+    assert asked.site == "127.0.0.1"
+
+    fake.add(act("click", "Search"))
+    fake.add(act("click", "Delete my account"))
+    fake.add(act("finish", success=True, answer="two"))
+    second = Supervisor()
+    await run_session(shop("logs2"), supervisor=second)
+    # The search passed unasked; the deletion (a commitment) asked, saying what is allowed.
+    (risky,) = second.requests
+    assert risky.target_name == "Delete my account" and risky.site is None
+    assert (
+        risky.remembered is not None and "click on 127.0.0.1 is allowed since" in risky.remembered
+    )
+    (log2,) = (tmp_path / "logs2").glob("*.jsonl")
+    search = next(r for r in read_log(log2).records if r["type"] == "round")["approval"]
+    assert search["by"] == "person (remembered permission)"
+    assert search["rule"]["remembered"] and '"click"' in search["rule"]["text"]
+    assert pressed(site) == ["search", "search", "delete"]
+
+    assert dispatch(["permissions", "revoke", "127.0.0.1", "click", "--profile", str(profile)]) == 0
+    fake.add(act("click", "Search"))
+    fake.add(act("finish", success=True, answer="three"))
+    third = Supervisor()
+    await run_session(shop("logs3"), supervisor=third)
+    assert [r.target_name for r in third.requests] == ["Search"]

@@ -55,6 +55,7 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
         Binding(
             "A", "approve_kind", "Approve all of kind", key_display="A", id="approval.approve_kind"
         ),
+        Binding("s", "allow_site", "Allow on this site", id="approval.allow_site"),
         Binding("x", "abort", "Abort run", id="approval.abort"),
         Binding("o", "open_picture", "Open the picture", id="approval.open_picture"),
         Binding("escape", "back", "Back", show=False, id="approval.back"),
@@ -174,6 +175,8 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
             why += f"\nasked by {visible(request.asked_by)}"
         if request.once:
             why += "\nonce: approving lets this same action through for the rest of the run"
+        if request.remembered:
+            why += f"\n{visible(request.remembered)}"
         yield Static(Content(why), id="approval-why")
 
     def _key_hint(self) -> Content:
@@ -186,11 +189,16 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
         picture: tuple[str | tuple[str, str], ...] = (
             (("o", "bold"), " open the picture   ") if crop is not None and crop.png else ()
         )
+        site = self.request.site
+        remember: tuple[str | tuple[str, str], ...] = (
+            (("s", "bold"), f" allow {kind} on {visible(site)} from now on   ") if site else ()
+        )
         return Content.assemble(
             ("a", "bold"), "/", ("y", "bold"), " approve   ",
             ("d", "bold"), "/", ("n", "bold"), " deny   ",
             ("e", "bold"), " edit   ",
             *every,
+            *remember,
             *picture,
             ("x", "bold"), " abort run",
         )  # fmt: skip
@@ -233,10 +241,13 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
             "deny",
             "edit",
             "approve_kind",
+            "allow_site",
             "abort",
             "open_picture",
         ):
             return False
+        if action == "allow_site" and not self.request.site:
+            return False  # risky, or never remembered: not offered, and not taken
         if action == "open_picture" and (self.request.crop is None or not self.request.crop.png):
             return False
         if action == "approve_kind" and self.request.risky:
@@ -270,6 +281,10 @@ class ApprovalScreen(InterruptibleModal[ApprovalDecision]):
 
     def action_approve_kind(self) -> None:
         self.dismiss(ApprovalDecision("approved", approve_kind_for_run=True))
+
+    def action_allow_site(self) -> None:
+        """``s``: approve, and allow this kind of action on this site from now on."""
+        self.dismiss(ApprovalDecision("approved", remember_for_site=True))
 
     def action_abort(self) -> None:
         self.dismiss(ApprovalDecision("abort"))

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from core.audit.key import data_dir
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +100,11 @@ def test_version_and_doctor_run_from_any_folder(installed: Path, tmp_path: Path)
     assert "Traceback" not in doctor.stderr + doctor.stdout, doctor.stderr
     assert "✓ chrome starts" in doctor.stdout, doctor.stdout
     assert f"✓ python           3.{sys.version_info.minor}" in doctor.stdout, doctor.stdout
+    # Outside a checkout the logs go to handrail's data folder, and doctor says so.
+    logs = data_dir() / "audit_logs"  # this test's own (tests/conftest.py)
+    assert str(logs) in " ".join(doctor.stdout.split()), doctor.stdout
+    shown = handrail(installed, tmp_path, "policy", "show", "risky")
+    assert shown.returncode == 0 and 'risk = "any"' in shown.stdout, shown
 
 
 def test_the_demo_runs_from_any_folder_until_the_payment_hand_over(
@@ -109,3 +116,7 @@ def test_the_demo_runs_from_any_folder_until_the_payment_hand_over(
     assert "Traceback" not in demo.stderr, demo.stderr
     assert demo.returncode == 3, (demo.stdout[-2000:], demo.stderr[-2000:])
     assert "needs a person: payment" in demo.stdout
+    logs = data_dir() / "audit_logs"
+    assert not (tmp_path / "audit_logs").exists()
+    (log,) = logs.glob("*.jsonl")
+    assert str(log) in demo.stdout + demo.stderr

@@ -24,6 +24,7 @@ from core.demo.plan import write_demo_plan
 from core.model.spec import DEFAULT_SPEC, spec_label
 from core.run.phases import first_phase
 from tui.cli.launch import NO_DISPLAY, has_display
+from tui.cli.run_options import audit_dir_of
 
 if TYPE_CHECKING:
     from core.run.session import RunSettings
@@ -65,7 +66,7 @@ def demo_settings(args: argparse.Namespace, *, site_url: str, work: Path) -> Run
         headless=headless,
         profile=work / "chrome-profile",
         allow_domains=("127.0.0.1",),
-        audit_dir=args.audit_dir,
+        audit_dir=audit_dir_of(args),
         console_log=bool(args.no_tui),
         pool=args.pool,
     )

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from core.run.doctor import Check, Status, Terminal, diagnose, ready
 from tui.cli.command import handrail_command
+from tui.cli.run_options import audit_dir_of
 
 MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
 ASCII_MARKS: dict[Status, str] = {"ok": "+", "warn": "!", "fail": "x"}
@@ -43,7 +44,7 @@ def run_doctor(args: argparse.Namespace) -> int:
             connect=args.connect,
             model_spec=args.model,
             base_url=args.base_url,
-            audit_dir=args.audit_dir,
+            audit_dir=audit_dir_of(args),
             terminal=terminal,
         )
     )

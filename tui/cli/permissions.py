@@ -87,7 +87,7 @@ def run_permissions_command(args: argparse.Namespace) -> int:
     if command == "list":
         found = store.load()
         if args.json:
-            print(json.dumps(_listing(store, found), ensure_ascii=True))
+            print(visible(json.dumps(_listing(store, found), ensure_ascii=True)))
         elif not found:
             print(visible(f"No permissions remembered ({store.path})."))
         else:
@@ -98,7 +98,7 @@ def run_permissions_command(args: argparse.Namespace) -> int:
     if command == "revoke":
         gone = store.revoke(args.host, args.action)
         if args.json:
-            print(json.dumps(_listing(store, gone), ensure_ascii=True))
+            print(visible(json.dumps(_listing(store, gone), ensure_ascii=True)))
         elif not gone:
             what = f"{args.action} on {args.host}" if args.action else args.host
             print(visible(f"handrail permissions: nothing remembered for {what}"))
@@ -109,7 +109,7 @@ def run_permissions_command(args: argparse.Namespace) -> int:
         return 0
     gone = store.clear()
     if args.json:
-        print(json.dumps(_listing(store, gone), ensure_ascii=True))
+        print(visible(json.dumps(_listing(store, gone), ensure_ascii=True)))
     else:
         print(visible(f"cleared {len(gone)} permission{'s' if len(gone) != 1 else ''}"))
     return 0

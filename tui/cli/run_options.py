@@ -166,14 +166,34 @@ def add_browser_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_audit_dir_option(p: argparse.ArgumentParser, what: str) -> None:
-    """``--audit-dir DIR`` (default ``audit_logs``); ``what`` says what the folder is for."""
+    """``--audit-dir DIR`` (default: :func:`default_audit_dir`); ``what`` says what the
+    folder is for. Read it as ``audit_dir_of(args)``."""
     p.add_argument(
         "--audit-dir",
         type=Path,
-        default=Path("audit_logs"),
+        default=None,
         metavar="DIR",
-        help=f"{what} (default: audit_logs)",
+        help=f"{what} (default: audit_logs/ in a checkout of handrail, else "
+        "$XDG_DATA_HOME/handrail/audit_logs, i.e. ~/.local/share/handrail/audit_logs)",
     )
+
+
+def default_audit_dir() -> Path:
+    """``audit_logs`` (beside the current folder, as in a checkout, which has one) when
+    handrail runs from a checkout of its source; otherwise ``audit_logs`` in handrail's
+    data folder, not wherever the command happens to be started (an MCP client or a
+    launcher starts it in any folder)."""
+    from core.audit.key import data_dir
+
+    source = Path(__file__).resolve().parents[2]
+    if (source / "pyproject.toml").is_file() and (source / "audit_logs").is_dir():
+        return Path("audit_logs")
+    return data_dir() / "audit_logs"
+
+
+def audit_dir_of(args: argparse.Namespace) -> Path:
+    given: Path | None = getattr(args, "audit_dir", None)
+    return given if given is not None else default_audit_dir()
 
 
 def add_theme_option(p: argparse.ArgumentParser) -> None:
@@ -218,7 +238,7 @@ def settings_from_args(
         allow_js=getattr(args, "allow_js", False),
         secrets=tuple(args.secret),
         secrets_file=args.secrets_file,
-        audit_dir=args.audit_dir,
+        audit_dir=audit_dir_of(args),
         upload_dir=getattr(args, "upload_dir", None),
         action_timeout=args.action_timeout,
         console_log=args.no_tui,

@@ -62,6 +62,7 @@ REQUIRED_PACKAGES: tuple[tuple[str, str, str | None], ...] = (
     ("textual-serve", "1.1", "2"),
     ("textual-image", "0.12", "1"),
     ("pillow", "10", None),
+    ("mcp", "2.3", "3"),
 )
 
 INSTALL_FIX = "Run `bash scripts/bootstrap.sh` from the handrail folder, or `pip install -e .` in its virtual environment."

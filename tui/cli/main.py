@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from tui.cli.command import handrail_command
+from tui.cli.mcp import add_mcp_parser, run_mcp
 from tui.cli.permissions import add_permissions_parser, run_permissions_command
 from tui.cli.policy import add_policy_parser, run_policy_command
 from tui.cli.pool import add_pool_parser, run_fleet, run_pool
@@ -311,6 +312,7 @@ def build_parser() -> CommandParser:
     add_pool_parser(sub)
     add_policy_parser(sub)
     add_permissions_parser(sub)
+    add_mcp_parser(sub)
     return parser
 
 
@@ -420,6 +422,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return run_policy_command(args)
         if args.command == "permissions":
             return run_permissions_command(args)
+        if args.command == "mcp":
+            return run_mcp(args)
         if args.command == "doctor":
             from tui.cli.doctor import run_doctor
 

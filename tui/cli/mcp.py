@@ -1,0 +1,135 @@
+"""``handrail mcp``: serve MCP over stdio, every tool call one supervised round
+(core/mcp/). Nothing here imports the ``mcp`` SDK until the command runs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from core.visible import visible
+from tui.cli.run_options import add_audit_dir_option, add_browser_options, audit_dir_of
+from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+
+DESCRIPTION = """\
+Serves the Model Context Protocol over stdin/stdout, as MCP clients (Claude Code, Cursor,
+Gemini CLI...) spawn their servers. The client takes the model's place: it gets handrail's
+browser tools (and observe), and each call passes handrail's gate, hand-overs, secrets,
+network guard and sealed audit log as a model's call does. One session is one run; it ends
+when the client closes the session.
+
+Not yet here: attaching a supervisor from another terminal. Until then an action that
+needs approval is refused after --approval-timeout saying so, and a page that must be
+handed to a person ends the run: use --approve none, or a --policy that allows what the
+client may do, and --allow-domain to keep it on your sites.
+
+  claude mcp add handrail -- handrail mcp --approve none --allow-domain example.org --headless
+"""
+
+
+def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve MCP over stdio: any agent's browser calls, supervised and logged",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    approval = p.add_mutually_exclusive_group()
+    approval.add_argument(
+        "--approve",
+        choices=("ask", "risky", "none"),
+        default="ask",
+        help="what waits for approval (default: ask); each is a built-in policy",
+    )
+    approval.add_argument(
+        "--policy", metavar="FILE", help="an approval policy file (`handrail policy --help`)"
+    )
+    p.add_argument(
+        "--approval-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long a call waits for an approval before it is refused (default: 120)",
+    )
+    p.add_argument("--start-url", metavar="URL", help="page to open first (not gated)")
+    add_browser_options(p)
+    p.add_argument("--pool", metavar="NAME", help="run in a slot of this tab pool")
+    p.add_argument(
+        "--allow-domain",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="only these hosts (globs, HOST:PORT, [::1]; repeatable)",
+    )
+    p.add_argument(
+        "--network",
+        choices=("strict", "documents"),
+        help="what --allow-domain guards (as for handrail run)",
+    )
+    p.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME=ENVVAR[@HOSTS]",
+        help="a secret the client sees only as <secret:NAME>",
+    )
+    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="a TOML file of secrets")
+    p.add_argument("--allow-js", action="store_true", help="offer run_js (it always asks)")
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="end the session's run after N calls (default: 10000)",
+    )
+    add_audit_dir_option(p, "where run logs go")
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """Serve one session; the exit code is its run's (0 when the client closed it)."""
+    from core.run.session import ConfigError, RunSettings, check_settings
+
+    if not 0 <= args.approval_timeout <= 24 * 3600:
+        print("handrail mcp: --approval-timeout must be 0 to 86400 seconds", file=sys.stderr)
+        return EXIT_USAGE
+    settings = RunSettings(
+        task="the tool calls of an MCP client",
+        start_url=args.start_url,
+        model_spec="mcp:client",
+        approve=args.approve,
+        policy=args.policy,
+        max_rounds=args.max_rounds,
+        headless=args.headless,
+        cdp_url=args.cdp_url,
+        connect=args.connect,
+        pool=args.pool,
+        profile=args.profile,
+        allow_domains=tuple(args.allow_domain),
+        network=args.network,
+        allow_js=args.allow_js,
+        secrets=tuple(args.secret),
+        secrets_file=args.secrets_file,
+        audit_dir=audit_dir_of(args),
+    )
+    try:
+        secrets = check_settings(settings, os.environ, with_model=False)
+    except ConfigError as exc:
+        print(visible(f"handrail mcp: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    from core.mcp.stdio import serve_stdio
+
+    try:
+        finished = asyncio.run(
+            serve_stdio(settings, secrets, approval_timeout=args.approval_timeout)
+        )
+    except ConfigError as exc:
+        print(visible(f"handrail mcp: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    if finished is None:
+        return 0
+    print(visible(f"handrail mcp: {finished.outcome}: {finished.reason}"), file=sys.stderr)
+    return finished.exit_code

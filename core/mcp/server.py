@@ -71,6 +71,9 @@ class Call:
     name: str
     arguments: dict[str, Any]
     queued_behind: int = 0
+    context: Any = None
+    """The SDK's request context of the call (its session and request id): an approval
+    asked through elicitation belongs to it."""
     answer: asyncio.Future[list[dict[str, Any]]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -94,14 +97,25 @@ class ClientModel:
     async def check(self) -> None:
         return None
 
-    def submit(self, name: str, arguments: dict[str, Any]) -> Call:
+    @property
+    def current(self) -> Call | None:
+        """The call the loop is carrying out now."""
+        return self._current
+
+    def submit(self, name: str, arguments: dict[str, Any], context: Any = None) -> Call:
         """Queue a call; its ``answer`` is set when the loop has carried it out."""
         if self.closed:
             raise SessionClosed("the run has ended; start a new MCP session")
         if self._waiting >= QUEUE_LIMIT:
             raise SessionClosed(f"{QUEUE_LIMIT} calls are already waiting; wait for them")
         behind = self._waiting + (1 if self._current is not None else 0)
-        call = Call(f"toolu_mcp_{next(self._ids):05d}", name, arguments, queued_behind=behind)
+        call = Call(
+            f"toolu_mcp_{next(self._ids):05d}",
+            name,
+            arguments,
+            queued_behind=behind,
+            context=context,
+        )
         self._waiting += 1
         self._calls.put_nowait(call)
         return call

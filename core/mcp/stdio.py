@@ -36,6 +36,7 @@ from core.run.events import (
     RunFinished,
 )
 from core.run.session import Prepared, RunSettings, run_policy, run_session
+from core.visible import visible
 
 if TYPE_CHECKING:
     import anyio
@@ -55,6 +56,81 @@ APPROVAL_PENDING = (
     "available yet: run handrail mcp with --approve none, or a --policy that allows this "
     "action, to let such calls through."
 )
+
+
+BY_CLIENT = "the client's user (MCP elicitation)"
+"""Who approved an action asked through the MCP client: its application drew the question."""
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {"type": "boolean", "title": "Approve this action?"},
+        "note": {"type": "string", "title": "If not: a note for the agent (optional)"},
+    },
+    "required": ["approve"],
+}
+
+
+class ElicitingSupervisor:
+    """Asks for each approval through the client's own user (MCP elicitation, the form
+    the client application draws). That trusts the client application, not handrail, to
+    show the question as it was asked: the record says so (``by``). A client that cannot
+    elicit falls back to ``fallback``. Hand-overs never go to the client."""
+
+    def __init__(self, model: ClientModel, fallback: UnattendedSupervisor) -> None:
+        self.model = model
+        self.fallback = fallback
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        call = self.model.current
+        context = call.context if call is not None else None
+        session = getattr(context, "session", None)
+        if session is None or not _can_elicit(session):
+            return await self.fallback.approve(request)
+        try:
+            answer = await session.elicit_form(
+                _question(request),
+                APPROVAL_SCHEMA,
+                related_request_id=getattr(context, "request_id", None),
+            )
+        except Exception as exc:  # the client failed to ask: nobody approved
+            return ApprovalDecision(
+                "denied", by=BY_CLIENT, note=f"not done: the client could not ask its user ({exc})"
+            )
+        content = answer.content or {}
+        if answer.action == "accept" and content.get("approve") is True:
+            return ApprovalDecision("approved", by=BY_CLIENT)
+        note = content.get("note") if answer.action == "accept" else None
+        return ApprovalDecision(
+            "denied",
+            by=BY_CLIENT,
+            note=str(note) if note else f"the client's user did not approve it ({answer.action})",
+        )
+
+    async def human(self, request: HumanRequest) -> HumanResponse:
+        return await self.fallback.human(request)
+
+
+def _can_elicit(session: Any) -> bool:
+    capabilities = getattr(session, "client_capabilities", None)
+    return getattr(capabilities, "elicitation", None) is not None
+
+
+def _question(request: ApprovalRequest) -> str:
+    """The approval as one message (page text in it is shown, never obeyed)."""
+    lines = [
+        f"handrail: approve {request.action.name} on {request.url}?",
+        f"Why it asks: {request.why}"
+        + (f" (asked by {request.asked_by})" if request.asked_by else ""),
+    ]
+    if request.element_line:
+        lines.append(f"Target: {request.element_line}")
+    lines += [d for d in request.details if not d.startswith("Text: ")]
+    text = request.action.params.get("text")
+    if isinstance(text, str):
+        lines.append(f"Text: {text}")
+    if request.action.reason:
+        lines.append(f"The agent's reason: {request.action.reason}")
+    return visible("\n".join(lines))
 
 
 class UnattendedSupervisor:
@@ -90,7 +166,11 @@ def _version() -> str:
 
 
 async def serve_stdio(
-    settings: RunSettings, secrets: Secrets, *, approval_timeout: float
+    settings: RunSettings,
+    secrets: Secrets,
+    *,
+    approval_timeout: float,
+    approve_via: str = "attach",
 ) -> RunFinished | None:
     """Serve one MCP session on stdin/stdout; returns how its run ended (None: the client
     left before any request, and no run was started)."""
@@ -99,6 +179,10 @@ async def serve_stdio(
 
     model = ClientModel()
     policy = run_policy(settings)
+    unattended = UnattendedSupervisor(approval_timeout)
+    supervisor = (
+        ElicitingSupervisor(model, unattended) if approve_via == "elicitation" else unattended
+    )
     run: asyncio.Task[RunFinished] | None = None
 
     def start(ctx: Any) -> None:
@@ -112,7 +196,7 @@ async def serve_stdio(
         run = asyncio.create_task(
             run_session(
                 settings,
-                supervisor=UnattendedSupervisor(approval_timeout),
+                supervisor=supervisor,
                 prepared=Prepared(model=model, secrets=secrets, policy=policy),
             )
         )
@@ -144,7 +228,7 @@ async def serve_stdio(
         if problem is not None:
             return _error(f"not done: {problem}")
         try:
-            call = model.submit(params.name, dict(arguments))
+            call = model.submit(params.name, dict(arguments), ctx)
         except SessionClosed as exc:
             return _error(str(exc))
         blocks = await call.answer

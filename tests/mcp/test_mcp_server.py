@@ -35,7 +35,7 @@ TOKEN = "tok-9f3a51c7e2"
 
 @asynccontextmanager
 async def session(
-    tmp_path: Path, site: FixtureSite, *options: str, start: str = SHOP
+    tmp_path: Path, site: FixtureSite, *options: str, start: str = SHOP, elicit: Any = None
 ) -> AsyncIterator[ClientSession]:
     """A ``handrail mcp`` of this test's own, spawned by the SDK's client."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), MCP_TEST_TOKEN=TOKEN)
@@ -62,7 +62,7 @@ async def session(
     with (tmp_path / "server-stderr.txt").open("w") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as client,
+            ClientSession(read, write, elicitation_callback=elicit) as client,
         ):
             await client.initialize()
             yield client
@@ -212,3 +212,74 @@ async def test_concurrent_calls_run_one_at_a_time_and_odd_arguments_get_short_er
     assert sorted(calls, key=lambda s: int(s.split()[1])) == [f"call {i}" for i in range(20)]
     numbers: list[int] = [r["round"] for r in rounds]
     assert numbers == sorted(numbers)  # one round after another
+
+
+def test_the_example_client_books_through_mcp_demo_until_the_payment_page(
+    tmp_path: Path,
+) -> None:
+    """docs/examples/mcp_client.py, as the README says to run it: the SDK's client spawns
+    ``handrail mcp --demo`` and books step by step; the payment page stops the run."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "examples" / "mcp_client.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "typed 'Lovelace' into" in done.stdout
+    assert "the payment page is handed to a person" in done.stdout
+    assert "Traceback" not in done.stderr
+    # From the test's own folder: its log is there, not in the checkout.
+    (log,) = (tmp_path / "audit_logs").glob("*.jsonl")
+    assert read_log(log).records[-1]["outcome"] == "human_needed"
+
+
+async def test_approvals_asked_through_the_clients_user_by_elicitation(
+    tmp_path: Path, site: FixtureSite
+) -> None:
+    """--approve-via elicitation: the client's form asks its user; yes runs the action,
+    no refuses it with the user's note, and the log says who answered."""
+    import mcp_types
+
+    asked: list[str] = []
+    answers = [
+        mcp_types.ElicitResult(action="accept", content={"approve": True}),
+        mcp_types.ElicitResult(action="accept", content={"approve": False, "note": "not now"}),
+    ]
+
+    async def elicit(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return answers.pop(0)
+
+    site.clear()
+    async with session(tmp_path, site, "--approve-via", "elicitation", elicit=elicit) as client:
+        button = await index_of(client, "Search")
+        approved = await client.call_tool("click", {"index": button, "reason": "search"})
+        assert not approved.is_error, texts(approved)
+        delete = await index_of(client, "Delete my account")
+        denied = await client.call_tool("click", {"index": delete, "reason": "tidy up"})
+        assert denied.is_error and "not now" in texts(denied)
+    assert "approve click on" in asked[0] and "Search" in asked[0]
+    assert "The agent's reason: tidy up" in asked[1]
+    assert [p.json_body["pressed"] for p in site.posts("/agent/submit")] == ["search"]
+    rounds = [r for r in read_log(the_log(tmp_path)).records if r["type"] == "round"]
+    clicks = [r["approval"] for r in rounds if r["action"]["name"] == "click"]
+    assert [(a["decision"], a["by"]) for a in clicks] == [
+        ("approved", "the client's user (MCP elicitation)"),
+        ("denied", "the client's user (MCP elicitation)"),
+    ]
+
+
+async def test_a_client_that_cannot_elicit_gets_the_pending_message(
+    tmp_path: Path, site: FixtureSite
+) -> None:
+    async with session(
+        tmp_path, site, "--approve-via", "elicitation", "--approval-timeout", "0"
+    ) as client:
+        button = await index_of(client, "Search")
+        refused = await client.call_tool("click", {"index": button, "reason": "search"})
+        assert refused.is_error and "waits for a person's approval" in texts(refused)

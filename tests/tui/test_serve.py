@@ -27,6 +27,7 @@ import pytest
 
 from core.browser.browser import Browser, Tab
 from core.cdp import JSON
+from core.guard.rules import builtin_policy
 from tests.helpers import load, page_eval
 from tests.helpers.site_server import FixtureSite
 from tui.cli.main import build_parser
@@ -399,7 +400,12 @@ async def test_a_reload_during_an_approval_comes_back_to_the_same_run(
     end = records[-1]
     assert len(starts) == 1 and (end["type"], end["outcome"]) == ("run_end", "success"), end
     approvals = [r["approval"] for r in records if r.get("type") == "round" and r.get("approval")]
-    assert approvals[0] == {"by": "person", "decision": "approved"}, approvals
+    asked_by = {
+        "index": 0,
+        "text": 'default = "ask"',
+        "policy_sha256": builtin_policy("ask").sha256,
+    }
+    assert approvals[0] == {"by": "person", "decision": "approved", "rule": asked_by}, approvals
     told = served.stderr.read_text()
     # The reloaded page came back to the run (or, if its socket beat the old one's close,
     # took it over from the page it replaced); either way no second run started.

@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import Input
 
 from core.audit import read_log
+from core.guard.rules import builtin_policy
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.session import RunSettings, prepare, run_session
 from tests.helpers.agent_run import MODEL, act
@@ -118,6 +119,12 @@ async def test_a_denial_note_reaches_the_model(
         "decision": "denied",
         "by": "person",
         "note": "fill the name first",
+        # --approve ask: the built-in policy's default asked.
+        "rule": {
+            "index": 0,
+            "text": 'default = "ask"',
+            "policy_sha256": builtin_policy("ask").sha256,
+        },
     }
 
 

@@ -8,10 +8,14 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from core.visible import visible
 from tui.cli.run_options import add_audit_dir_option, add_browser_options, audit_dir_of
 from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from core.guard.policy import ApproveMode
 
 DESCRIPTION = """\
 Serves the Model Context Protocol over stdin/stdout, as MCP clients (Claude Code, Cursor,
@@ -40,11 +44,20 @@ def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     approval.add_argument(
         "--approve",
         choices=("ask", "risky", "none"),
-        default="ask",
-        help="what waits for approval (default: ask); each is a built-in policy",
+        default=None,
+        help="what waits for approval (default: ask; with --demo, none); each is a built-in policy",
     )
     approval.add_argument(
         "--policy", metavar="FILE", help="an approval policy file (`handrail policy --help`)"
+    )
+    p.add_argument(
+        "--approve-via",
+        choices=("attach", "elicitation"),
+        default="attach",
+        help="who answers an approval: a supervisor (attach; not available yet, so it is "
+        "refused after --approval-timeout), or the client's own user through MCP elicitation "
+        "(the client application draws the question: that trusts the client, and the log "
+        "says so)",
     )
     p.add_argument(
         "--approval-timeout",
@@ -54,6 +67,12 @@ def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="how long a call waits for an approval before it is refused (default: 120)",
     )
     p.add_argument("--start-url", metavar="URL", help="page to open first (not gated)")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="serve the bundled booking site (handrail demo's) on 127.0.0.1 and start there, "
+        "allowed only that site; try it with docs/examples/mcp_client.py",
+    )
     add_browser_options(p)
     p.add_argument("--pool", metavar="NAME", help="run in a slot of this tab pool")
     p.add_argument(
@@ -94,11 +113,26 @@ def run_mcp(args: argparse.Namespace) -> int:
     if not 0 <= args.approval_timeout <= 24 * 3600:
         print("handrail mcp: --approval-timeout must be 0 to 86400 seconds", file=sys.stderr)
         return EXIT_USAGE
+    site = None
+    if args.demo:
+        if args.start_url or args.allow_domain:
+            print(
+                "handrail mcp: --demo starts on its own site and allows only it: drop "
+                "--start-url and --allow-domain",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        from core.demo import start_demo_site
+
+        site = start_demo_site()
+        args.start_url = site.url
+        args.allow_domain = [site.url.removeprefix("http://").rstrip("/")]
+    default_approve: ApproveMode = "none" if args.demo and not args.policy else "ask"
     settings = RunSettings(
         task="the tool calls of an MCP client",
         start_url=args.start_url,
         model_spec="mcp:client",
-        approve=args.approve,
+        approve=cast("ApproveMode", args.approve) or default_approve,
         policy=args.policy,
         max_rounds=args.max_rounds,
         headless=args.headless,
@@ -122,13 +156,21 @@ def run_mcp(args: argparse.Namespace) -> int:
 
     try:
         finished = asyncio.run(
-            serve_stdio(settings, secrets, approval_timeout=args.approval_timeout)
+            serve_stdio(
+                settings,
+                secrets,
+                approval_timeout=args.approval_timeout,
+                approve_via=args.approve_via,
+            )
         )
     except ConfigError as exc:
         print(visible(f"handrail mcp: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    finally:
+        if site is not None:
+            site.stop()
     if finished is None:
         return 0
     print(visible(f"handrail mcp: {finished.outcome}: {finished.reason}"), file=sys.stderr)

@@ -1,0 +1,89 @@
+"""Book a seat on handrail's demo site through ``handrail mcp``, as a coding agent would:
+the official MCP SDK's own client spawns the server and calls its tools one by one.
+
+    .venv/bin/python docs/examples/mcp_client.py            # from a checkout
+    python docs/examples/mcp_client.py --handrail handrail   # an installed handrail
+
+No model and no key: each step is the demo's own plan (core/demo/plan.py), its target
+found by name in the page state the server returns, as an agent would read it. Every call
+goes through handrail's gate and into its audit log; the booking stops at the payment page,
+which handrail hands to a person (here nobody is attached, so the run ends there: replay
+its log with ``handrail replay``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from core.demo.plan import demo_plan_lines  # noqa: E402
+from core.model.scripted import parse_digest, resolve_target  # noqa: E402
+
+
+def page_state(result: Any) -> str:
+    text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+    start = text.find("<browser_state>")
+    return text[start:] if start >= 0 else ""
+
+
+async def book(command: list[str], env: dict[str, str] | None) -> int:
+    server = StdioServerParameters(
+        command=command[0], args=[*command[1:], "mcp", "--demo", "--headless"], env=env
+    )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        tools = [t.name for t in (await client.list_tools()).tools]
+        print(f"handrail offers {len(tools)} tools: {', '.join(tools)}")
+        state = page_state(await client.call_tool("observe", {}))
+        for step in demo_plan_lines(date.today()):
+            if step["tool"] == "finish":
+                break
+            arguments = dict(step["input"])
+            arguments["reason"] = step["reason"]
+            if "target" in step:
+                found = resolve_target(step["target"], parse_digest(state))
+                if found is None:
+                    print(f"  {step['target']!r} is not on the page; stopping")
+                    return 1
+                arguments["index"] = found.index
+            result = await client.call_tool(step["tool"], arguments)
+            said = "\n".join(
+                c.text for c in result.content if getattr(c, "type", "") == "text"
+            ).split("\n<browser_state>")[0]
+            print(f"→ {step['tool']} {step.get('target', '')}: {said.splitlines()[0][:100]}")
+            if result.is_error and "the run has ended" in said:
+                print("  the run has ended: the payment page is handed to a person")
+                return 0
+            state = page_state(result) or state
+        return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--handrail",
+        default=None,
+        help="the handrail command (default: this checkout's, through its .venv)",
+    )
+    args = parser.parse_args()
+    command = (
+        [args.handrail]
+        if args.handrail
+        else [str(ROOT / ".venv" / "bin" / "python"), "-m", "tui.cli.main"]
+    )
+    # From a checkout, its modules; the run's log goes where handrail puts it by default.
+    return asyncio.run(book(command, None if args.handrail else {"PYTHONPATH": str(ROOT)}))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

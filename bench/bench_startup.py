@@ -41,6 +41,19 @@ keeps rich out of structlog's import, core/__init__.py):
     before                             +0.23 +0.42 +0.30 +0.16 +0.33 +0.18 +0.33   +0.15 +0.00 +0.14
     after                              +0.35 +0.25 +0.24 +0.34 +0.18 +0.26         +0.01 +0.09
 
+Later the same morning, the machine idle (load 0.7-1.4; after) and busier (2.1-2.8):
+
+    05:14 load 0.7  after, --runs 11     +0.18 (CPU +0.03)
+    05:15 load 1.4  after, --runs 5      +0.26 (CPU +0.04)
+    05:11 load 3.6  after, --runs 11     +0.32 (CPU +0.13)
+    05:16 load 2.1  before / after, 11   +0.31 / +0.30
+
+In-process (``time.time()`` marks, cached bytecode, load ~1): the SDK's import starts at
+0.19-0.20 s and ends at 1.47-1.54 s; the first request leaves 0.13 s later (its pre-flight
+GET 0.05 s, the first digest and the request 0.06-0.07 s). Left alone: starting the digest
+before the SDK is loaded (it runs while Chrome works) would save those 0.06 s, but the
+model's pre-flight would then fail after the run's log is open.
+
 One pair moves by +-0.3 s with the machine, so the two are barely told apart at this
 load; the after medians are +0.18 to +0.35 (their median +0.26). In-process, with bytecode,
 ``import anthropic`` costs 1.24-1.30 s of CPU and then all of handrail's modules 0.10-0.12 s

@@ -103,6 +103,9 @@ class AgentConfig:
     action_timeout: float = 45.0
     headless: bool = False
     """Whether the person can see and use the browser window (shown on hand-overs)."""
+    give_up_after: int | None = MAX_CONSECUTIVE_FAILURES
+    """Failed actions in a row that end the run (``gave_up``); None: never (an MCP client
+    decides for itself when to stop, and a refusal must not end its session)."""
 
 
 class Agent:
@@ -497,7 +500,8 @@ class Agent:
 
     def _after_result(self, action: Action, result: ActionResult) -> RunFinished | None:
         self._count((action.name, json.dumps(action.params, sort_keys=True)), result)
-        if self._failures >= MAX_CONSECUTIVE_FAILURES:
+        limit = self.config.give_up_after
+        if limit is not None and self._failures >= limit:
             return self._finished(
                 "gave_up",
                 f"{self._failures} actions failed in a row; the last: {describe(action)} -> "

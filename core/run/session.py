@@ -48,7 +48,7 @@ from core.model.spec import DEFAULT_SPEC, build_model, parse_spec, precheck
 from core.pool.pool import PoolRun
 from core.pool.state import PoolError, PoolFull
 from core.run import oplog
-from core.run.agent import Agent, AgentConfig
+from core.run.agent import MAX_CONSECUTIVE_FAILURES, Agent, AgentConfig
 from core.run.budget import BudgetKeeper
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.permissions import PermissionStore, store_name
@@ -76,6 +76,8 @@ class RunSettings:
     policy: str | None = None
     """``--policy``: a policy file, or a built-in's name; None: the built-in of ``approve``."""
     max_rounds: int = 30
+    give_up_after: int | None = MAX_CONSECUTIVE_FAILURES
+    """Failed actions in a row that end the run; None: never (``handrail mcp``)."""
     max_tokens: int | None = None
     """``--max-tokens``: over the policy's ``[budget]``; None: the policy's, if any."""
     max_cost: float | None = None
@@ -529,6 +531,7 @@ async def run_session(
             config=AgentConfig(
                 task=settings.task,
                 max_rounds=settings.max_rounds,
+                give_up_after=settings.give_up_after,
                 allow_js=settings.allow_js,
                 action_timeout=settings.action_timeout,
                 headless=browser.headless,

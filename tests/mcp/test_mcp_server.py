@@ -134,7 +134,10 @@ async def test_an_action_that_needs_approval_is_refused_when_nobody_is_attached(
         assert refused.is_error
         assert "waits for a person's approval" in texts(refused)
         assert "--approve none" in texts(refused)
-        # The session goes on.
+        # The session goes on, however many are refused (a model's run gives up after five).
+        for _ in range(6):
+            again = await client.call_tool("click", {"index": button, "reason": "search"})
+            assert again.is_error and "waits for a person's approval" in texts(again)
         assert not (await client.call_tool("observe", {})).is_error
     assert site.posts("/agent/submit") == []
     rounds = [r for r in read_log(the_log(tmp_path)).records if r["type"] == "round"]

@@ -135,6 +135,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         approve=cast("ApproveMode", args.approve) or default_approve,
         policy=args.policy,
         max_rounds=args.max_rounds,
+        give_up_after=None,  # the client decides when to stop; a refusal ends nothing
         headless=args.headless,
         cdp_url=args.cdp_url,
         connect=args.connect,

@@ -135,39 +135,43 @@ function iconName(el) {
   return hint ? `${hint} (icon)` : "";
 }
 
-// Words the CSS draws on or before the element (`content: "Reply"`); not glyph codes.
+// Words the CSS draws on or before the element (`content: "Reply"`, or the alternative
+// text of `content: "★" / "Starred"`); not glyph codes.
 function cssText(el) {
   const view = el.ownerDocument.defaultView;
   if (!view) return "";
   for (const pseudo of ["::before", "::after"]) {
-    const m = /^"(.*)"$/.exec(view.getComputedStyle(el, pseudo).content || "");
-    if (m && /[A-Za-z]{2}/.test(m[1])) return clean(m[1]);
+    const words = pseudoContent(el, view, pseudo);
+    if (/[A-Za-z]{2}/.test(words)) return words;
   }
   return "";
 }
 
 // A name from content carries what the element's own ::before and ::after draw, as Chrome's
-// does (Django's disclosure arrow: "↓ By confirmed"): the quoted strings and attr() values
-// of `content`, or its alternative text after "/"; an icon font's private-use code means
-// nothing outside its font and is left out. Only the element's own pseudo-elements: two
-// style reads per named control, not two per node inside it.
-const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{10FFFF}]/gu;
+// does (Django's disclosure arrow: "↓ By confirmed"). Only the element's own pseudo-elements:
+// two style reads per named control, not two per node inside it.
 function drawnAround(el, content) {
   const view = el.ownerDocument.defaultView;
   if (!view) return content;
-  const drawn = (pseudo) => {
-    const raw = view.getComputedStyle(el, pseudo).content || "";
-    // (A counter's number is not read: a list's "3." says nothing a name needs.)
-    if (raw === "none" || raw === "normal" || raw === "" || raw.includes("counter")) return "";
-    const alt = /\/\s*((?:"(?:[^"\\]|\\.)*"\s*)+)$/.exec(raw);
-    const source = alt ? alt[1] : raw;
-    let out = "";
-    for (const m of source.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g)) {
-      out += m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : el.getAttribute(m[2]) || "";
-    }
-    return clean(out.replace(PRIVATE_USE, ""));
-  };
-  return clean(`${drawn("::before")} ${content} ${drawn("::after")}`);
+  return clean(`${pseudoContent(el, view, "::before")} ${content} ${pseudoContent(el, view, "::after")}`);
+}
+
+// What one pseudo-element's `content` says in words: its quoted strings and attr() values
+// (not an image's url()), or its alternative text after "/"; an icon font's private-use
+// code means nothing outside its font and is left out, and a counter's number is not read
+// (a list's "3." says nothing a name needs).
+const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{10FFFF}]/gu;
+function pseudoContent(el, view, pseudo) {
+  const raw = view.getComputedStyle(el, pseudo).content || "";
+  if (raw === "none" || raw === "normal" || raw === "" || raw.includes("counter")) return "";
+  const alt = /\/\s*((?:"(?:[^"\\]|\\.)*"\s*)+)$/.exec(raw);
+  // An image's address is no words: url("data:…") is left out before strings are read.
+  const source = alt ? alt[1] : raw.replace(/url\((?:"(?:[^"\\]|\\.)*"|[^)]*)\)/g, "");
+  let out = "";
+  for (const m of source.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([\w-]+)\s*\)/g)) {
+    out += m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : el.getAttribute(m[2]) || "";
+  }
+  return clean(out.replace(PRIVATE_USE, ""));
 }
 
 function iconHint(el) {

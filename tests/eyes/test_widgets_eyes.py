@@ -148,6 +148,7 @@ async def test_icon_only_controls_are_named_by_title_image_tooltip_or_hint(
     assert line_of(snap, "Star") == "<button>Star</button>"  # an image's title inside
     assert line_of(snap, "Move to trash") == "<button>Move to trash</button>"  # its tooltip
     assert line_of(snap, "Save") == "<button>Save</button>"  # words its CSS draws
+    assert line_of(snap, "Pin to top") == "<i>Pin to top</i>"  # its alternative text
     assert line_of(snap, "Settings") == "<button>Settings</button>"  # a name beats a hint
     # Nothing but a class or data attribute: a guess, and printed as one.
     assert line_of(snap, "retweet (icon)") == "<span>retweet (icon)</span>"

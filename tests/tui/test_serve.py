@@ -136,16 +136,26 @@ def _status(url: str, headers: dict[str, str] | None = None) -> int:
 
 
 class Screen:
-    """The text the browser's terminal was sent over the websocket (escapes removed)."""
+    """The text the browser's terminal was sent over the websockets it opened after this
+    screen began to listen (escapes removed). A socket opened before (the page before a
+    reload, whose last frames may still arrive) is not this screen's: text seen there
+    does not mean the new page's socket is open to take a key."""
 
     def __init__(self, tab: Tab) -> None:
         self.raw = bytearray()
         self.changed = asyncio.Event()
-        self._off = tab.session.on("Network.webSocketFrameReceived", self._frame)
+        self._sockets: set[str] = set()
+        self._offs = [
+            tab.session.on("Network.webSocketCreated", self._created),
+            tab.session.on("Network.webSocketFrameReceived", self._frame),
+        ]
+
+    def _created(self, params: JSON) -> None:
+        self._sockets.add(params["requestId"])
 
     def _frame(self, params: JSON) -> None:
         response = params["response"]
-        if response["opcode"] == 2:
+        if params["requestId"] in self._sockets and response["opcode"] == 2:
             self.raw += base64.b64decode(response["payloadData"])
             self.changed.set()
 
@@ -161,7 +171,8 @@ class Screen:
         assert ok(self.text), what
 
     def close(self) -> None:
-        self._off()
+        for off in self._offs:
+            off()
 
 
 def test_run_argv_drops_only_the_serve_options() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -162,6 +163,12 @@ class ConsoleSupervisor:
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
         self.interactive = self.inp.isatty() if interactive is None else interactive
+
+    @property
+    def holder(self) -> str | None:
+        """The person at this terminal answers, when there is one; otherwise a terminal
+        attached with ``handrail attach`` may."""
+        return f"the run's own terminal (pid {os.getpid()})" if self.interactive else None
 
     async def _ask(self, prompt: str) -> str:
         def read() -> str:

@@ -51,6 +51,7 @@ from core.run import oplog
 from core.run.agent import MAX_CONSECUTIVE_FAILURES, Agent, AgentConfig
 from core.run.budget import BudgetKeeper
 from core.run.events import EventSink, RunFinished, Supervisor
+from core.run.live import LiveRun, LiveSupervisor, local_holder, wait_for_attach
 from core.run.permissions import PermissionStore, store_name
 from core.run.phases import first_phase, launches_browser
 from core.run.recorder import AuditRecorder
@@ -494,6 +495,7 @@ async def run_session(
     screenshot_mask.register(browser, prepared.secrets)
     # The marks are for a person watching the window; a headless run has none.
     badge = None if browser.headless else Badge(browser)
+    live: LiveRun | None = None
     try:
         page = Page(
             browser,
@@ -527,6 +529,18 @@ async def run_session(
             allow_js=settings.allow_js,
             secrets=prepared.secrets,
         )
+        live = LiveRun(
+            writer.run_id, settings.task, writer.path, local_holder=local_holder(supervisor)
+        )
+        running = asyncio.current_task()
+
+        def abort(by: str) -> None:
+            if running is not None:
+                running.cancel(by)
+
+        live.on_abort = abort
+        await live.start()
+        supervisor = LiveSupervisor(supervisor, live, wait=wait_for_attach(supervisor))
         agent = Agent(
             config=AgentConfig(
                 task=settings.task,
@@ -540,7 +554,7 @@ async def run_session(
             page=page,
             gate=gate,
             supervisor=supervisor,
-            sinks=[recorder, oplog.RunTimings(), *sinks],
+            sinks=[recorder, oplog.RunTimings(), *sinks, live.event],
             secrets=prepared.secrets,
             run_id=writer.run_id,
             browser_label=browser.describe(),
@@ -555,6 +569,8 @@ async def run_session(
         )
         return await agent.run()
     finally:
+        if live is not None:
+            await live.close()
         if badge is not None:
             await badge.clear()
         _flush_audit(recorder)

@@ -1,20 +1,27 @@
 """Book a seat on handrail's demo site through ``handrail mcp``, as a coding agent would:
 the official MCP SDK's own client spawns the server and calls its tools one by one.
 
-    .venv/bin/python docs/examples/mcp_client.py            # from a checkout
-    python docs/examples/mcp_client.py --handrail handrail   # an installed handrail
+    .venv/bin/python docs/examples/mcp_client.py               # from a checkout
+    python docs/examples/mcp_client.py --handrail handrail      # an installed handrail
+    .venv/bin/python docs/examples/mcp_client.py --supervised  # a person approves each call
 
 No model and no key: each step is the demo's own plan (core/demo/plan.py), its target
 found by name in the page state the server returns, as an agent would read it. Every call
 goes through handrail's gate and into its audit log; the booking stops at the payment page,
-which handrail hands to a person (here nobody is attached, so the run ends there: replay
-its log with ``handrail replay``).
+which handrail hands to a person.
+
+With ``--supervised`` every call that changes the page waits for a person: run
+``handrail attach`` in another terminal (the id to give it is printed here first), approve
+each step there, and take the payment page over when it comes (in a headless browser: abort
+the run, or resume it). Without it nobody is attached, so the run ends at the payment page:
+replay its log with ``handrail replay``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 from datetime import date
 from pathlib import Path
@@ -36,12 +43,18 @@ def page_state(result: Any) -> str:
     return text[start:] if start >= 0 else ""
 
 
-async def book(command: list[str], env: dict[str, str] | None) -> int:
+async def book(command: list[str], env: dict[str, str] | None, *, supervised: bool) -> int:
+    # Supervised: each change waits for the person at `handrail attach`. Unsupervised, the
+    # demo lets every step through, and nobody is waited for at the payment page.
+    how = ["--approve", "ask"] if supervised else ["--approval-timeout", "0"]
     server = StdioServerParameters(
-        command=command[0], args=[*command[1:], "mcp", "--demo", "--headless"], env=env
+        command=command[0], args=[*command[1:], "mcp", "--demo", "--headless", *how], env=env
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
+        started = await client.initialize()
+        run = re.search(r"handrail attach (\w+)", started.instructions or "")
+        if supervised and run:
+            print(f"supervise it from another terminal: handrail attach {run.group(1)}")
         tools = [t.name for t in (await client.list_tools()).tools]
         print(f"handrail offers {len(tools)} tools: {', '.join(tools)}")
         state = page_state(await client.call_tool("observe", {}))
@@ -75,6 +88,11 @@ def main() -> int:
         default=None,
         help="the handrail command (default: this checkout's, through its .venv)",
     )
+    parser.add_argument(
+        "--supervised",
+        action="store_true",
+        help="every change waits for a person at `handrail attach` (in another terminal)",
+    )
     args = parser.parse_args()
     command = (
         [args.handrail]
@@ -82,7 +100,8 @@ def main() -> int:
         else [str(ROOT / ".venv" / "bin" / "python"), "-m", "tui.cli.main"]
     )
     # From a checkout, its modules; the run's log goes where handrail puts it by default.
-    return asyncio.run(book(command, None if args.handrail else {"PYTHONPATH": str(ROOT)}))
+    env = None if args.handrail else {"PYTHONPATH": str(ROOT)}
+    return asyncio.run(book(command, env, supervised=args.supervised))
 
 
 if __name__ == "__main__":

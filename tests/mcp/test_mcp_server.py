@@ -22,6 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from core.audit import read_log, verify
+from core.run.live import live_runs
 from tests.conftest import browsers_under
 from tests.helpers.site_server import FixtureSite
 
@@ -134,6 +135,10 @@ async def test_an_action_that_needs_approval_is_refused_when_nobody_is_attached(
         assert refused.is_error
         assert "waits for a person's approval" in texts(refused)
         assert "--approve none" in texts(refused)
+        (entry,) = [
+            e for e in await live_runs() if e.log and Path(e.log).parent == tmp_path / "logs"
+        ]
+        assert f"`handrail attach {entry.run_id}`" in texts(refused)
         # The session goes on, however many are refused (a model's run gives up after five).
         for _ in range(6):
             again = await client.call_tool("click", {"index": button, "reason": "search"})
@@ -182,7 +187,9 @@ async def test_outside_the_allowlist_is_blocked_and_a_secret_never_reaches_the_c
 async def test_a_password_page_ends_the_run_for_want_of_a_person(
     tmp_path: Path, site: FixtureSite
 ) -> None:
-    async with session(tmp_path, site, "--approve", "none", start="/agent/account.html") as client:
+    async with session(
+        tmp_path, site, "--approve", "none", "--approval-timeout", "0", start="/agent/account.html"
+    ) as client:
         first = await client.call_tool("observe", {})
         assert first.is_error and "human_needed" in texts(first)
         later = await client.call_tool("observe", {})

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from tui.cli.attach import add_attach_parser, run_attach
 from tui.cli.command import handrail_command
 from tui.cli.mcp import add_mcp_parser, run_mcp
 from tui.cli.permissions import add_permissions_parser, run_permissions_command
@@ -313,6 +314,7 @@ def build_parser() -> CommandParser:
     add_policy_parser(sub)
     add_permissions_parser(sub)
     add_mcp_parser(sub)
+    add_attach_parser(sub)
     return parser
 
 
@@ -424,6 +426,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return run_permissions_command(args)
         if args.command == "mcp":
             return run_mcp(args)
+        if args.command == "attach":
+            return run_attach(args)
         if args.command == "doctor":
             from tui.cli.doctor import run_doctor
 

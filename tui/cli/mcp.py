@@ -24,12 +24,16 @@ browser tools (and observe), and each call passes handrail's gate, hand-overs, s
 network guard and sealed audit log as a model's call does. One session is one run; it ends
 when the client closes the session.
 
-Not yet here: attaching a supervisor from another terminal. Until then an action that
-needs approval is refused after --approval-timeout saying so, and a page that must be
-handed to a person ends the run: use --approve none, or a --policy that allows what the
-client may do, and --allow-domain to keep it on your sites.
+The person supervises from another terminal: `handrail attach` lists the live runs and
+`handrail attach RUN` opens the observatory on one (the run id is printed on stderr at
+start and given to the client in the session's instructions). Approvals and hand-overs are
+asked there. A call that needs one while nobody is attached waits --approval-timeout for a
+supervisor, then an approval is refused saying how to attach, and a hand-over ends the run.
+With nobody to supervise, use --approve none or a --policy that allows what the client may
+do, and --allow-domain to keep it on your sites.
 
-  claude mcp add handrail -- handrail mcp --approve none --allow-domain example.org --headless
+  claude mcp add handrail -- handrail mcp --allow-domain example.org --headless
+  handrail attach          (in another terminal, while the agent works)
 """
 
 
@@ -54,17 +58,19 @@ def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--approve-via",
         choices=("attach", "elicitation"),
         default="attach",
-        help="who answers an approval: a supervisor (attach; not available yet, so it is "
-        "refused after --approval-timeout), or the client's own user through MCP elicitation "
-        "(the client application draws the question: that trusts the client, and the log "
-        "says so)",
+        help="who answers an approval: the supervisor at `handrail attach` (default), or the "
+        "client's own user through MCP elicitation (the client application draws the "
+        "question: that trusts the client, and the log says so); hand-overs always go to "
+        "the supervisor",
     )
     p.add_argument(
         "--approval-timeout",
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="how long a call waits for an approval before it is refused (default: 120)",
+        help="how long a call that needs a person waits for a supervisor to attach, when "
+        "none is: then an approval is refused and a hand-over ends the run (default: 120; "
+        "once attached, the supervisor takes the time it needs)",
     )
     p.add_argument("--start-url", metavar="URL", help="page to open first (not gated)")
     p.add_argument(
@@ -154,6 +160,15 @@ def run_mcp(args: argparse.Namespace) -> int:
         print(visible(f"handrail mcp: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     from core.mcp.stdio import serve_stdio
+
+    print(
+        visible(
+            f"handrail mcp: run {settings.run_id}; supervise it from another terminal with "
+            f"`handrail attach {settings.run_id}`"
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
 
     try:
         finished = asyncio.run(

@@ -134,6 +134,7 @@ class FleetSupervisor:
     def __init__(self, app: FleetApp, run: FleetRun) -> None:
         self._app = app
         self._run = run
+        self.holder = f"the fleet's observatory (pid {os.getpid()})"
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         screen = FleetApproval(request, self._run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import TypeVar
 
 from textual.app import App
@@ -23,6 +24,8 @@ class TuiSupervisor:
 
     def __init__(self, app: App[object]) -> None:
         self._app = app
+        self.holder = f"the run's own observatory (pid {os.getpid()})"
+        """The person here answers; ``handrail attach`` terminals watch."""
 
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         return await self._ask(ApprovalScreen(request))

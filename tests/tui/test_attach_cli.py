@@ -1,0 +1,89 @@
+"""``handrail attach`` on the command line: the list of live runs, the errors a person can
+make, and the console follower, against a live run's real socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.audit.key import DATA_DIR_ENV
+from core.run.events import RunFinished, RunStarted
+from core.run.live import LiveRun
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 60.0
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "data"
+    monkeypatch.setenv(DATA_DIR_ENV, str(path))
+    return path
+
+
+async def attach(*args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tui.cli.main",
+        "attach",
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), WAIT)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_with_no_live_run_it_says_so_and_a_wrong_id_is_named() -> None:
+    code, out, _ = await attach()
+    assert code == 0 and "No live run" in out
+    code, out, _ = await attach("--json")
+    assert code == 0 and json.loads(out) == []
+    code, _, err = await attach("nope")
+    assert code == 2 and "no live run starts with nope" in err
+    code, _, err = await attach("../../x\x1b]52;c;AAAA\x07")
+    assert code == 2 and "\x1b" not in err and "\x07" not in err
+
+
+async def test_the_list_shows_each_run_with_its_text_made_safe() -> None:
+    run = LiveRun("c0ffee000001", "book\x1b]52;c;QUJD\x07 a seat\nand more", Path("/l/x.jsonl"))
+    await run.start()
+    try:
+        code, out, _ = await attach()
+        assert code == 0 and "c0ffee000001" in out
+        assert "\x1b" not in out and "\x07" not in out and "book" in out
+        assert "gate: nobody (attach to hold it)" in out
+        code, out, _ = await attach("--json")
+        (row,) = json.loads(out)
+        assert (row["run_id"], row["pid"], row["log"]) == (
+            "c0ffee000001",
+            os.getpid(),
+            "/l/x.jsonl",
+        )
+    finally:
+        await run.close()
+
+
+async def test_the_console_follower_prints_the_run_and_ends_with_its_code() -> None:
+    run = LiveRun("c0ffee000002", "book a seat", None)
+    await run.start()
+    try:
+        run.event(RunStarted("c0ffee000002", "book a seat", "scripted", "launched", 5))
+        run.event(RunFinished("failure", "no seat left", 3, 1, reason="sold out"))
+        # A terminal that attaches late gets the run so far, its end included.
+        following = asyncio.create_task(attach("c0ffee", "--no-tui"))
+        code, out, err = await following
+    finally:
+        await run.close()
+    assert code == 1, err
+    assert "handrail: book a seat" in out and "finished: not successful after 3 rounds" in out
+    assert "watching; the gate is held by nobody" in err  # stdin is no terminal: it watches

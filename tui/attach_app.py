@@ -49,10 +49,17 @@ class AttachApp(HandrailApp):
         self.notify(visible(text), title="attach", markup=False)
 
     async def request_quit(self, *, interrupt: bool = False) -> None:
-        # Leaving is not ending: the run goes on, and can be attached to again.
+        self.leave()
+
+    def leave(self) -> None:
+        """Leave the run (``q``, serve stopped): leaving is not ending, the run goes on and
+        can be attached to again."""
         if self.client is not None:
             self.client.leaving = True
         self.exit(self.exit_code if self.exit_code is not None else 0)
+
+    def terminate(self) -> None:
+        self.leave()  # a signal: this process goes, the run does not
 
 
 def introduce(client: LiveClient, told: Callable[[str], None]) -> None:

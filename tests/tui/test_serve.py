@@ -25,9 +25,14 @@ from typing import Any
 
 import pytest
 
+from core.actions import Action
+from core.audit.key import DATA_DIR_ENV
 from core.browser.browser import Browser, Tab
 from core.cdp import JSON
+from core.guard.decision import ApprovalDecision
 from core.guard.rules import builtin_policy
+from core.run.events import ApprovalRequest, HumanRequest, HumanResponse, NoSupervisor
+from core.run.live import LiveRun, LiveSupervisor
 from tests.helpers import load, page_eval
 from tests.helpers.site_server import FixtureSite
 from tui.cli.main import build_parser
@@ -471,3 +476,88 @@ async def test_o_in_the_web_view_opens_the_targets_picture_as_a_real_image(
         assert not site.posts("/observe/sent"), "o decides nothing"
     finally:
         screen.close()
+
+
+def _serve_attach(run: str, stderr_path: Path, config: Path) -> subprocess.Popen[str]:
+    """``handrail serve --attach RUN --port 0``, as the person starts it."""
+    with stderr_path.open("w") as stderr:
+        return subprocess.Popen(
+            [sys.executable, "-m", "tui.cli.main", "serve", "--attach", run, "--port", "0"],
+            cwd=ROOT,
+            env={**os.environ, "XDG_CONFIG_HOME": str(config)},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            start_new_session=True,
+        )
+
+
+class _NobodyHere:
+    """The run's own supervisor when nobody is at its terminal."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        raise NoSupervisor("nobody here")
+
+    async def human(self, request: HumanRequest) -> HumanResponse:
+        raise NoSupervisor("nobody here")
+
+
+async def test_serve_attach_gates_a_live_run_and_stopping_it_leaves_the_run_going(
+    tab: Tab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+    aborted: list[str] = []
+    run = LiveRun("5e4e5e4e5e4e", "Send the note", None, on_abort=aborted.append)
+    await run.start()
+    question = ApprovalRequest(
+        round=1,
+        action=Action("click", {"index": 2}, reason="send the note"),
+        url="http://127.0.0.1:1/send",
+        title="Send",
+        why="every page-changing action asks",
+        element_line="[2]<button>Send</button>",
+    )
+    asking = asyncio.create_task(LiveSupervisor(_NobodyHere(), run, wait=WAIT).approve(question))
+    stderr_path = tmp_path / "serve.stderr"
+    proc = _serve_attach("5e4e", stderr_path, tmp_path / "config")
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.to_thread(proc.stdout.readline)
+        found = re.search(r"open (http://\S+)", line)
+        assert found, f"no URL printed: {line!r} {stderr_path.read_text()}"
+        assert "the run goes on" in await asyncio.to_thread(proc.stdout.readline)
+        await tab.send("Network.enable")
+        screen = Screen(tab)
+        try:
+            await load(tab, found.group(1), timeout=WAIT)
+            await screen.until(lambda t: "Approve round" in t, "the live run's approval")
+            assert "Send" in screen.text
+            await _press_a(tab)
+            decision = await asyncio.wait_for(asking, WAIT)
+            assert (decision.decision, decision.by) == ("approved", "person")
+        finally:
+            screen.close()
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.to_thread(proc.wait, WAIT) == 130
+        assert "stopped; the run goes on" in stderr_path.read_text()
+        assert aborted == [] and run.path is not None and run.path.exists()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        await run.close()
+
+
+def test_serve_attach_takes_no_run_options_and_names_a_run_that_is_not_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+    from tui.cli.main import dispatch
+
+    assert dispatch(["serve", "--attach", "abc", "--headless"]) == 2
+    assert "only --host, --port, --theme and --watch" in capsys.readouterr().err
+    assert dispatch(["serve", "--attach", "abc"]) == 2
+    assert "no live run starts with abc" in capsys.readouterr().err

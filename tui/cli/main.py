@@ -389,6 +389,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def dispatch(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command (``main`` without the process-wide signal set-up)."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    from tui.web.serve import is_attach
+
+    if is_attach(given):
+        # A live run's observatory: none of the run options (nor run's task) apply.
+        from tui.web.serve import run_serve_attach
+
+        return run_serve_attach(given)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

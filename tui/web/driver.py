@@ -49,6 +49,10 @@ class ServedDriver(WebDriver):
 
     def _end_run(self, by: str | None) -> None:
         app = self._app
+        leave = getattr(app, "leave", None)
+        if callable(leave):
+            leave()  # the observatory of a run it does not drive (serve --attach): it goes on
+            return
         screen = getattr(app, "run_screen", None)
         if screen is None or not screen.running:
             # The first frame (nothing started) or a run already over: just leave.

@@ -68,6 +68,13 @@ def add_serve_parser(
     )
     web = serve.add_argument_group("web view")
     web.add_argument(
+        "--attach",
+        metavar="RUN",
+        help="serve the observatory of a live run instead of starting one (its id or the "
+        "start of it; `handrail attach` lists them): takes no run options, and stopping "
+        "serve leaves the run running (with --watch there: only watch)",
+    )
+    web.add_argument(
         "--host",
         default=DEFAULT_HOST,
         metavar="ADDR",
@@ -135,11 +142,10 @@ def say(text: str, out: TextIO | None = None) -> None:
 def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``handrail serve``: check the run's settings, then serve until Ctrl-C (exit 130)."""
     import asyncio  # here, not at the top: `handrail --help` builds this parser
-    import secrets
 
     from tui.cli.command import handrail_command
     from tui.cli.run_options import settings_from_args
-    from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+    from tui.exit_codes import EXIT_USAGE
 
     if args.no_tui:
         say(
@@ -148,7 +154,7 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         )
         return EXIT_USAGE
     try:
-        from tui.web.guard import GuardedServer, serve_forever
+        import tui.web.guard  # noqa: F401  (textual-serve, imported by _serve)
     except ImportError:
         say(
             "handrail serve: textual-serve is not installed; `pip install textual-serve` "
@@ -163,26 +169,39 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     except ConfigError as exc:
         say(f"handrail serve: {exc}")
         return EXIT_USAGE
-    warning = bind_warning(args.host)
+    argv = [sys.executable, "-m", "tui.cli.main", "run", *run_argv(argv)]
+    return _serve(argv, args.host, args.port, f"handrail: {args.task}", ends_run=True)
+
+
+def _serve(argv: list[str], host: str, port: int, title: str, *, ends_run: bool) -> int:
+    """Serve the observatory ``argv`` starts until it exits or Ctrl-C (exit 130).
+    ``ends_run``: stopping serve ends the run (else it only leaves it)."""
+    import asyncio
+    import secrets
+
+    from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
+    from tui.web.guard import GuardedServer, serve_forever
+
+    warning = bind_warning(host)
     if warning is not None:
         say(f"handrail serve: {warning}")
-    argv = [sys.executable, "-m", "tui.cli.main", "run", *run_argv(argv)]
     token = secrets.token_urlsafe(24)
     server = GuardedServer(
         argv,
-        host=args.host,
-        port=args.port,
+        host=host,
+        port=port,
         token=token,
-        title=f"handrail: {args.task}",
-        loopback=is_loopback(args.host),
+        title=title,
+        loopback=is_loopback(host),
         refused=lambda line: say(f"handrail serve: {line}"),
         told=lambda line: say(f"handrail serve: {line}"),
     )
 
     def announce(url: str) -> None:
         say(f"handrail serve: open {url}", sys.stdout)
+        ctrl_c = "ends the run" if ends_run else "stops serving; the run goes on"
         say(
-            "  (the token in it is the key until handrail serve stops; Ctrl-C here ends the run)",
+            f"  (the token in it is the key until handrail serve stops; Ctrl-C here {ctrl_c})",
             sys.stdout,
         )
 
@@ -208,11 +227,70 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     try:
         code = asyncio.run(main())
     except OSError as exc:
-        say(f"handrail serve: cannot listen on {args.host}:{args.port}: {exc}")
+        say(f"handrail serve: cannot listen on {host}:{port}: {exc}")
         return EXIT_USAGE
     except (KeyboardInterrupt, asyncio.CancelledError):
-        ended = "; the run was ended and its audit log closed" if server.run.started else ""
+        if not ends_run:
+            ended = "; the run goes on"
+        elif server.run.started:
+            ended = "; the run was ended and its audit log closed"
+        else:
+            ended = ""
         say(f"handrail serve: stopped{ended}")
         return EXIT_INTERRUPTED
-    say(f"handrail serve: the run is over (exit code {code})")
+    if ends_run:
+        say(f"handrail serve: the run is over (exit code {code})")
+    else:
+        say(f"handrail serve: the observatory closed (exit code {code})")
     return code
+
+
+def is_attach(argv: Sequence[str]) -> bool:
+    """``serve --attach RUN``: a live run's observatory, with no run options."""
+    args = list(argv)
+    if args[:1] != ["serve"]:
+        return False
+    head = args[: args.index("--")] if "--" in args else args
+    return any(a == "--attach" or a.startswith("--attach=") for a in head)
+
+
+def run_serve_attach(argv: Sequence[str]) -> int:
+    """``handrail serve --attach RUN [--host ADDR] [--port N] [--theme NAME]``."""
+    import asyncio
+
+    from core.run.live import LiveClient, LiveError, live_ids, match_run
+    from tui.exit_codes import EXIT_USAGE
+
+    parser = argparse.ArgumentParser(
+        prog="handrail serve --attach",
+        allow_abbrev=False,
+        description="Serve the observatory of a live run (handrail attach RUN) as a web page.",
+    )
+    parser.add_argument("--attach", required=True, metavar="RUN")
+    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N")
+    parser.add_argument("--theme", metavar="NAME")
+    parser.add_argument("--watch", action="store_true")
+    args, extra = parser.parse_known_args(list(argv)[1:])
+    if extra:
+        say(
+            "handrail serve --attach: the run is already running with its own options; "
+            f"only --host, --port, --theme and --watch go here, not {' '.join(extra)}"
+        )
+        return EXIT_USAGE
+    try:
+        run_id = match_run(args.attach, live_ids())
+
+        async def probe() -> str:
+            client = await LiveClient.connect(run_id, watch=True, listing=True)
+            client.close()
+            return str(client.welcome.get("task", ""))
+
+        task = asyncio.run(probe())
+    except LiveError as exc:
+        say(f"handrail serve: {exc}")
+        return EXIT_USAGE
+    attach = [sys.executable, "-m", "tui.cli.main", "attach", run_id]
+    attach += ["--theme", args.theme] if args.theme else []
+    attach += ["--watch"] if args.watch else []
+    return _serve(attach, args.host, args.port, f"handrail: {task}", ends_run=False)

@@ -1,4 +1,5 @@
-"""The MCP session over stdio, on the official ``mcp`` SDK: one session, one run.
+"""An MCP session, on the official ``mcp`` SDK (one session, one run), and serving it over
+stdio.
 
 The run starts with the session's first request (after ``initialize``, whose client name
 and version label the run's "model"), and ends when the client closes stdin: the loop
@@ -188,6 +189,109 @@ def _version() -> str:
         return "0"
 
 
+class McpSession:
+    """One MCP session and its run, whatever carries the protocol (stdio, streamable
+    HTTP): the SDK's low-level server whose tool calls are the run's model
+    (:class:`ClientModel`). The run starts with the session's first request, after
+    ``initialize``, whose client name and version label the run's "model"."""
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        secrets: Secrets,
+        *,
+        approval_timeout: float,
+        approve_via: str = "attach",
+    ) -> None:
+        from mcp.server.lowlevel import Server
+
+        self.settings = settings
+        self.secrets = secrets
+        self.model = ClientModel()
+        self.policy = run_policy(settings)
+        unattended = UnattendedSupervisor(approval_timeout, settings.run_id)
+        self.supervisor = (
+            ElicitingSupervisor(self.model, unattended)
+            if approve_via == "elicitation"
+            else unattended
+        )
+        self.run: asyncio.Task[RunFinished] | None = None
+        self.server: Server[Any] = Server(
+            "handrail",
+            version=_version(),
+            instructions=INSTRUCTIONS.format(run_id=settings.run_id),
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+
+    def _start(self, ctx: Any) -> None:
+        if self.run is not None or self.model.closed:
+            return
+        params = getattr(ctx.session, "client_params", None)
+        info = getattr(params, "client_info", None)
+        if info is not None:
+            self.model.label = f"MCP client: {info.name} {info.version}".strip()
+        self.run = asyncio.create_task(
+            run_session(
+                self.settings,
+                supervisor=self.supervisor,
+                prepared=Prepared(model=self.model, secrets=self.secrets, policy=self.policy),
+            )
+        )
+
+        def ended(task: asyncio.Task[RunFinished]) -> None:
+            finished = None if task.cancelled() or task.exception() else task.result()
+            self.model.end(finished, "the run has ended")
+
+        self.run.add_done_callback(ended)
+
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        self._start(ctx)
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=t["name"], description=t["description"], input_schema=t["input_schema"]
+                )
+                for t in tool_list(allow_js=self.settings.allow_js)
+            ]
+        )
+
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        self._start(ctx)
+        arguments = params.arguments or {}
+        refused = arguments.get(REFUSED) if isinstance(arguments, dict) else None
+        problem = str(refused) if refused is not None else argument_problem(arguments)
+        if problem is None and not isinstance(arguments, dict):
+            problem = "the arguments must be an object"
+        if problem is not None:
+            return _error(f"not done: {problem}")
+        try:
+            call = self.model.submit(params.name, dict(arguments), ctx)
+        except SessionClosed as exc:
+            return _error(str(exc))
+        blocks = await call.answer
+        content, failed = result_text(blocks, call.queued_behind)
+        return types.CallToolResult(content=[_content(b) for b in content], is_error=failed)
+
+    async def finish(self) -> RunFinished | None:
+        """The client has gone: end the run (``run_end``, the browser closed) and say how
+        it ended; None when no run was started."""
+        self.model.close()
+        run = self.run
+        if run is None:
+            return None
+        try:
+            return await run
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            with contextlib.suppress(Exception):
+                run.cancel()
+            raise
+
+
 async def serve_stdio(
     settings: RunSettings,
     secrets: Secrets,
@@ -197,88 +301,15 @@ async def serve_stdio(
 ) -> RunFinished | None:
     """Serve one MCP session on stdin/stdout; returns how its run ended (None: the client
     left before any request, and no run was started)."""
-    from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    model = ClientModel()
-    policy = run_policy(settings)
-    unattended = UnattendedSupervisor(approval_timeout, settings.run_id)
-    supervisor = (
-        ElicitingSupervisor(model, unattended) if approve_via == "elicitation" else unattended
-    )
-    run: asyncio.Task[RunFinished] | None = None
-
-    def start(ctx: Any) -> None:
-        nonlocal run
-        if run is not None:
-            return
-        params = getattr(ctx.session, "client_params", None)
-        info = getattr(params, "client_info", None)
-        if info is not None:
-            model.label = f"MCP client: {info.name} {info.version}".strip()
-        run = asyncio.create_task(
-            run_session(
-                settings,
-                supervisor=supervisor,
-                prepared=Prepared(model=model, secrets=secrets, policy=policy),
-            )
-        )
-
-        def ended(task: asyncio.Task[RunFinished]) -> None:
-            finished = None if task.cancelled() or task.exception() else task.result()
-            model.end(finished, "the run has ended")
-
-        run.add_done_callback(ended)
-
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        start(ctx)
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=t["name"], description=t["description"], input_schema=t["input_schema"]
-                )
-                for t in tool_list(allow_js=settings.allow_js)
-            ]
-        )
-
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        start(ctx)
-        arguments = params.arguments or {}
-        refused = arguments.get(REFUSED) if isinstance(arguments, dict) else None
-        problem = str(refused) if refused is not None else argument_problem(arguments)
-        if problem is None and not isinstance(arguments, dict):
-            problem = "the arguments must be an object"
-        if problem is not None:
-            return _error(f"not done: {problem}")
-        try:
-            call = model.submit(params.name, dict(arguments), ctx)
-        except SessionClosed as exc:
-            return _error(str(exc))
-        blocks = await call.answer
-        content, failed = result_text(blocks, call.queued_behind)
-        return types.CallToolResult(content=[_content(b) for b in content], is_error=failed)
-
-    server: Server[Any] = Server(
-        "handrail",
-        version=_version(),
-        instructions=INSTRUCTIONS.format(run_id=settings.run_id),
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+    session = McpSession(
+        settings, secrets, approval_timeout=approval_timeout, approve_via=approve_via
     )
     guarded = cast("anyio.AsyncFile[str]", _GuardedLines(_stdin()))  # iterated, nothing more
     async with stdio_server(stdin=guarded) as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-    model.close()
-    if run is None:
-        return None
-    try:
-        return await run
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        with contextlib.suppress(Exception):
-            run.cancel()
-        raise
+        await session.server.run(read, write, session.server.create_initialization_options())
+    return await session.finish()
 
 
 def _error(text: str) -> types.CallToolResult:

@@ -320,6 +320,7 @@ TERMINALS = {
 """What a ``.write(...)`` call's receiver is named when it is the terminal."""
 
 REVIEWED: dict[tuple[str, str], tuple[int, str]] = {
+    ("core/mcp/http.py", "token_from_file"): (1, "a random token into the person's file"),
     ("core/run/session.py", "_end_lease"): (1, "pool name (repr) and a PoolError of our words"),
     ("core/run/session.py", "_flush_audit"): (1, "the audit path (the person's) and an OSError"),
     ("tui/cli/demo.py", "serve_site_only"): (2, "a port, an OSError and our demo site's URL"),

@@ -16,6 +16,9 @@ from tui.exit_codes import EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
     from core.guard.policy import ApproveMode
+    from core.run.events import RunFinished
+    from core.run.session import RunSettings
+    from core.secrets import Secrets
 
 DESCRIPTION = """\
 Serves the Model Context Protocol over stdin/stdout, as MCP clients (Claude Code, Cursor,
@@ -31,6 +34,11 @@ asked there. A call that needs one while nobody is attached waits --approval-tim
 supervisor, then an approval is refused saying how to attach, and a hand-over ends the run.
 With nobody to supervise, use --approve none or a --policy that allows what the client may
 do, and --allow-domain to keep it on your sites.
+
+With --http HOST:PORT it serves streamable HTTP at http://HOST:PORT/mcp instead, on
+loopback only; each request needs `Authorization: Bearer TOKEN` (the token printed at
+start, or kept in --token-file), and requests from another Host or from a web page are
+refused. One session is one run: when the client ends it, the server exits.
 
   claude mcp add handrail -- handrail mcp --allow-domain example.org --headless
   handrail attach          (in another terminal, while the agent works)
@@ -71,6 +79,20 @@ def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="how long a call that needs a person waits for a supervisor to attach, when "
         "none is: then an approval is refused and a hand-over ends the run (default: 120; "
         "once attached, the supervisor takes the time it needs)",
+    )
+    p.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio, on loopback only "
+        "(127.0.0.1:8766, [::1]:0...); every request needs `Authorization: Bearer TOKEN`, "
+        "the token printed at start (or kept in --token-file); one session, then it exits",
+    )
+    p.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="with --http: the token to require, kept in FILE (made, random and 0600, when "
+        "missing; refused when others can read it), so a client's settings can name it",
     )
     p.add_argument("--start-url", metavar="URL", help="page to open first (not gated)")
     p.add_argument(
@@ -119,6 +141,16 @@ def run_mcp(args: argparse.Namespace) -> int:
     if not 0 <= args.approval_timeout <= 24 * 3600:
         print("handrail mcp: --approval-timeout must be 0 to 86400 seconds", file=sys.stderr)
         return EXIT_USAGE
+    http: tuple[str, int] | None = None
+    if args.http is not None:
+        address = http_address(args.http)
+        if isinstance(address, str):
+            print(visible(f"handrail mcp: --http {address}"), file=sys.stderr)
+            return EXIT_USAGE
+        http = address
+    elif args.token_file is not None:
+        print("handrail mcp: --token-file goes with --http", file=sys.stderr)
+        return EXIT_USAGE
     site = None
     if args.demo:
         if args.start_url or args.allow_domain:
@@ -159,8 +191,6 @@ def run_mcp(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(visible(f"handrail mcp: {exc}"), file=sys.stderr)
         return EXIT_USAGE
-    from core.mcp.stdio import serve_stdio
-
     print(
         visible(
             f"handrail mcp: run {settings.run_id}; supervise it from another terminal with "
@@ -169,16 +199,23 @@ def run_mcp(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-
     try:
-        finished = asyncio.run(
-            serve_stdio(
-                settings,
-                secrets,
-                approval_timeout=args.approval_timeout,
-                approve_via=args.approve_via,
+        if http is None:
+            from core.mcp.stdio import serve_stdio
+
+            finished = asyncio.run(
+                serve_stdio(
+                    settings,
+                    secrets,
+                    approval_timeout=args.approval_timeout,
+                    approve_via=args.approve_via,
+                )
             )
-        )
+        else:
+            finished = _serve_http(args, settings, secrets, http)
+    except OSError as exc:
+        print(visible(f"handrail mcp: cannot listen on {args.http}: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
     except ConfigError as exc:
         print(visible(f"handrail mcp: {exc}"), file=sys.stderr)
         return EXIT_USAGE
@@ -191,3 +228,63 @@ def run_mcp(args: argparse.Namespace) -> int:
         return 0
     print(visible(f"handrail mcp: {finished.outcome}: {finished.reason}"), file=sys.stderr)
     return finished.exit_code
+
+
+def http_address(given: str) -> tuple[str, int] | str:
+    """``HOST:PORT`` as (host, port) on loopback, or what is wrong with it."""
+    from tui.web.serve import is_loopback
+
+    host, sep, port = given.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        return f"{given}: give HOST:PORT (127.0.0.1:8766, [::1]:8766; port 0 picks a free one)"
+    if not is_loopback(host):
+        return (
+            f"{given}: only a loopback address (127.0.0.1, ::1, localhost): the MCP client "
+            "drives a browser with your logins"
+        )
+    return (host.strip("[]") if host != "localhost" else "127.0.0.1", int(port))
+
+
+def _serve_http(
+    args: argparse.Namespace, settings: RunSettings, secrets: Secrets, http: tuple[str, int]
+) -> RunFinished | None:
+    from core.mcp.http import TokenError, new_token, serve_http, token_from_file
+    from core.run.session import ConfigError
+
+    if args.token_file is not None:
+        try:
+            token = token_from_file(args.token_file)
+        except TokenError as exc:
+            raise ConfigError(str(exc)) from None
+        where = f"the token in {args.token_file}"
+    else:
+        token = new_token()
+        where = f"token {token}"
+
+    def announce(url: str) -> None:
+        print(
+            visible(
+                f"handrail mcp: serving MCP at {url}; send `Authorization: Bearer <token>` "
+                f"({where}; printed once, the key until handrail mcp stops)"
+            ),
+            file=sys.stdout,  # with --http, stdout is the person's: as serve prints its URL
+            flush=True,
+        )
+
+    def refused(line: str) -> None:
+        print(visible(f"handrail mcp: {line}"), file=sys.stderr, flush=True)
+
+    host, port = http
+    return asyncio.run(
+        serve_http(
+            settings,
+            secrets,
+            host=host,
+            port=port,
+            token=token,
+            approval_timeout=args.approval_timeout,
+            approve_via=args.approve_via,
+            announce=announce,
+            refused=refused,
+        )
+    )

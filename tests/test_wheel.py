@@ -120,3 +120,24 @@ def test_the_demo_runs_from_any_folder_until_the_payment_hand_over(
     assert not (tmp_path / "audit_logs").exists()
     (log,) = logs.glob("*.jsonl")
     assert str(log) in demo.stdout + demo.stderr
+
+
+def test_mcp_demo_serves_an_agent_from_any_folder(installed: Path, tmp_path: Path) -> None:
+    """As an MCP client spawns it: the installed command, by its path, from an empty folder
+    (docs/examples/mcp_client.py --handrail PATH is that client)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "docs" / "examples" / "mcp_client.py"),
+            "--handrail",
+            str(installed / "handrail"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    assert "the payment page is handed to a person" in done.stdout

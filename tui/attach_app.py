@@ -45,6 +45,14 @@ class AttachApp(HandrailApp):
         introduce(self.client, self.told)
         return await follow(self.client, sink, supervisor, self.told)
 
+    def abort_refusal(self) -> str | None:
+        """Why ``x`` may not abort the run from here: only the terminal holding the gate may."""
+        client = self.client
+        if client is None or client.role == "holder":
+            return None
+        holder = client.welcome.get("holder") or "nobody"
+        return visible(f"You are watching: only the gate's holder ({holder}) can abort the run.")
+
     def told(self, text: str) -> None:
         self.notify(visible(text), title="attach", markup=False)
 

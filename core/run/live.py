@@ -697,6 +697,7 @@ async def follow(
                 told("you hold the gate now: the run's questions come here")
             elif kind == "holder":
                 holder = message.get("holder")
+                client.welcome["holder"] = holder
                 if client.role != "holder":
                     told(f"the gate is held by {holder}" if holder else "nobody holds the gate")
             elif kind == "error":

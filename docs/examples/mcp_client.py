@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import sys
 from datetime import date
@@ -52,12 +53,12 @@ async def book(command: list[str], env: dict[str, str] | None, *, supervised: bo
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
         started = await client.initialize()
-        run = re.search(r"handrail attach (\w+)", started.instructions or "")
-        if supervised and run:
-            print(f"supervise it from another terminal: handrail attach {run.group(1)}")
         tools = [t.name for t in (await client.list_tools()).tools]
         print(f"handrail offers {len(tools)} tools: {', '.join(tools)}")
-        state = page_state(await client.call_tool("observe", {}))
+        state = page_state(await client.call_tool("observe", {}))  # the run is live now
+        run = re.search(r"handrail attach (\w+)", started.instructions or "")
+        if supervised and run:
+            print(f"supervise it from another terminal: handrail attach {run.group(1)}", flush=True)
         for step in demo_plan_lines(date.today()):
             if step["tool"] == "finish":
                 break
@@ -100,8 +101,12 @@ def main() -> int:
         else [str(ROOT / ".venv" / "bin" / "python"), "-m", "tui.cli.main"]
     )
     # From a checkout, its modules; the run's log goes where handrail puts it by default.
-    env = None if args.handrail else {"PYTHONPATH": str(ROOT)}
-    return asyncio.run(book(command, env, supervised=args.supervised))
+    # The SDK passes the server a few safe variables (HOME, PATH...); handrail's data folder
+    # goes along too, so that `handrail attach` finds the run where the server put it.
+    env = {k: v for k, v in os.environ.items() if k in ("HANDRAIL_DATA_DIR", "XDG_DATA_HOME")}
+    if not args.handrail:
+        env["PYTHONPATH"] = str(ROOT)
+    return asyncio.run(book(command, env or None, supervised=args.supervised))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ and the log says who decided."""
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from tui.screens.human_pause import HumanPauseScreen
 pytestmark = pytest.mark.slow
 
 WAIT = 60.0
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_the_attached_person_approves_denies_and_takes_the_page_over(
@@ -105,3 +108,68 @@ async def test_the_attached_person_approves_denies_and_takes_the_page_over(
     ]
     assert verify(the_log(tmp_path)).ok
     assert await live_runs() == []  # the run's socket went with it
+
+
+async def test_two_terminals_the_example_agent_books_and_the_attached_person_gates_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's walk-through: docs/examples/mcp_client.py --supervised in one terminal,
+    `handrail attach` in the other; each step waits for the person, and the booking stops
+    at the payment page, handed to the person (who aborts: the browser is headless)."""
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+    agent = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(ROOT / "docs" / "examples" / "mcp_client.py"),
+        "--supervised",
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert agent.stdout is not None
+    try:
+        said = ""
+        found = None
+        while found is None:
+            line = (await asyncio.wait_for(agent.stdout.readline(), WAIT)).decode()
+            assert line, said  # the agent said how to attach before anything else ended
+            said += line
+            found = re.search(r"handrail attach (\w+)", line)
+        (entry,) = await live_runs()
+        assert entry.run_id == found.group(1)
+        app = AttachApp(
+            entry.run_id,
+            entry.task,
+            config_dir=tmp_path / "config",
+            clock=still_clock,
+            persist_theme=False,
+        )
+        approved: list[str] = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            while True:
+                await wait_until(
+                    pilot,
+                    lambda: isinstance(app.screen, ApprovalScreen | HumanPauseScreen),
+                    timeout=WAIT,
+                )
+                screen = app.screen
+                if isinstance(screen, HumanPauseScreen):
+                    assert screen.request.kind == "payment"
+                    await pilot.press("x")
+                    break
+                assert isinstance(screen, ApprovalScreen)
+                approved.append(screen.request.action.name)
+                await pilot.press("a")
+                await wait_until(pilot, lambda s=screen: app.screen is not s, timeout=WAIT)
+            await wait_until(pilot, lambda: app.exit_code is not None, timeout=WAIT)
+        out, err = await asyncio.wait_for(agent.communicate(), WAIT)
+    finally:
+        if agent.returncode is None:
+            agent.kill()
+            await agent.wait()
+    assert agent.returncode == 0, err.decode()[-2000:]
+    assert "the payment page is handed to a person" in out.decode()
+    assert approved and {"type", "click"} <= set(approved)
+    (log,) = (tmp_path / "audit_logs").glob("*.jsonl")
+    records = read_log(log).records
+    assert records[-1]["type"] == "run_end" and records[-1]["outcome"] == "aborted"
+    assert records[-1]["reason"] == "the person aborted the run at a hand-over (payment)"

@@ -87,3 +87,41 @@ async def test_the_console_follower_prints_the_run_and_ends_with_its_code() -> N
     assert code == 1, err
     assert "handrail: book a seat" in out and "finished: not successful after 3 rounds" in out
     assert "watching; the gate is held by nobody" in err  # stdin is no terminal: it watches
+
+
+async def test_a_watching_observatory_cannot_abort_and_q_leaves_the_run_going(
+    tmp_path: Path,
+) -> None:
+    from tests.helpers.tui_driver import still_clock, wait_until
+    from tui.attach_app import AttachApp
+
+    aborted: list[str] = []
+    run = LiveRun(
+        "c0ffee000003",
+        "book a seat",
+        None,
+        local_holder="the run's own observatory (pid 1)",
+        on_abort=aborted.append,
+    )
+    await run.start()
+    try:
+        run.event(RunStarted("c0ffee000003", "book a seat", "scripted", "launched", 5))
+        app = AttachApp(
+            "c0ffee000003", "book a seat", config_dir=tmp_path, clock=still_clock,
+            persist_theme=False,
+        )  # fmt: skip
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: app.client is not None and app.run_screen is not None)
+            await wait_until(pilot, lambda: bool(app.run_screen and app.run_screen.run_view.task))
+            await pilot.press("x")
+            await wait_until(
+                pilot,
+                lambda: any("only the gate's holder" in n.message for n in app._notifications),
+            )
+            assert app.run_screen is not None and app.run_screen.running
+            await pilot.press("q")
+            await wait_until(pilot, lambda: not app.is_running)
+        assert app.return_code == 0 and aborted == []
+        assert run.path is not None and run.path.exists()  # the run goes on, attachable
+    finally:
+        await run.close()

@@ -380,6 +380,11 @@ class RunScreen(RoundsScreen):
         if not self.running:
             self.app.notify("The run is over; q quits.", markup=False)
             return
+        refusal = getattr(self.app, "abort_refusal", None)
+        why = refusal() if callable(refusal) else None
+        if isinstance(why, str):
+            self.app.notify(visible(why), markup=False)  # an attached terminal that watches
+            return
         question = "Abort the run? The agent stops now and its audit log is closed."
         self.app.push_screen(ConfirmScreen(question), self._abort_answered)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 from tui.cli.attach import add_attach_parser, run_attach
 from tui.cli.command import handrail_command
+from tui.cli.diff import add_diff_parser, run_diff
 from tui.cli.mcp import add_mcp_parser, run_mcp
 from tui.cli.permissions import add_permissions_parser, run_permissions_command
 from tui.cli.policy import add_policy_parser, run_policy_command
@@ -36,7 +37,7 @@ from tui.signals import ending, signal_name
 
 if TYPE_CHECKING:
     from core.rerun.rerun import Rerun
-    from core.run.events import EventSink, RunFinished, Supervisor
+    from core.run.events import Event, EventSink, RunFinished, Supervisor
     from core.run.session import PhaseSink, RunSettings
 
 
@@ -315,6 +316,7 @@ def build_parser() -> CommandParser:
     add_permissions_parser(sub)
     add_mcp_parser(sub)
     add_attach_parser(sub)
+    add_diff_parser(sub)
     return parser
 
 
@@ -436,6 +438,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return run_mcp(args)
         if args.command == "attach":
             return run_attach(args)
+        if args.command == "diff":
+            return run_diff(args)
         if args.command == "doctor":
             from tui.cli.doctor import run_doctor
 
@@ -483,6 +487,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _rerun(args: argparse.Namespace) -> int:
     from core.rerun.rerun import NO_MODEL, Rerun, run_rerun
+    from core.run.events import RunStarted
     from core.run.session import ConfigError
     from core.visible import visible
     from tui.cli.launch import (
@@ -530,28 +535,59 @@ def _rerun(args: argparse.Namespace) -> int:
         sinks: Sequence[EventSink],
         on_phase: PhaseSink | None = None,
     ) -> RunFinished:
+        def remember(event: Event) -> None:
+            if isinstance(event, RunStarted) and event.audit_path:
+                logs.append(Path(event.audit_path))
+
         finished, _plan = await run_rerun(
-            rerun, settings, supervisor=supervisor, sinks=sinks, on_phase=on_phase
+            rerun, settings, supervisor=supervisor, sinks=[*sinks, remember], on_phase=on_phase
         )
         return finished
 
+    logs: list[Path] = []
     if args.no_tui:
-        return run_console(
+        code = run_console(
             settings,
             runner=runner,
             notice=headless_notice() if chosen_headless else None,
             check_model=settings.model_spec != NO_MODEL,
         )
-    from core.run.phases import first_phase
+    else:
+        from core.run.phases import first_phase
 
-    return run_observatory(
-        lambda: settings,
-        task=settings.task,
-        theme=args.theme,
-        phase=first_phase(cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool),
-        headless_cause=NO_DISPLAY if chosen_headless else None,
-        runner=runner,
+        code = run_observatory(
+            lambda: settings,
+            task=settings.task,
+            theme=args.theme,
+            phase=first_phase(
+                cdp_url=settings.cdp_url, connect=settings.connect, pool=settings.pool
+            ),
+            headless_cause=NO_DISPLAY if chosen_headless else None,
+            runner=runner,
+        )
+    if logs:
+        _print_diff(args.log, logs[0])
+    return code
+
+
+def _print_diff(source: Path, rerun_log: Path) -> None:
+    """The rerun against the run it repeats, as `handrail diff` would say it (on stderr)."""
+    from core.audit import read_log
+    from core.rerun.diff import diff_runs, steps_of, summary_lines
+    from core.visible import visible
+
+    try:
+        diff = diff_runs(steps_of(read_log(source).records), steps_of(read_log(rerun_log).records))
+    except (OSError, ValueError) as exc:
+        print(
+            visible(f"handrail rerun: no comparison with the recorded run ({exc})"), file=sys.stderr
+        )
+        return
+    print(
+        visible(f"against the recorded run (handrail diff {source} {rerun_log}):"), file=sys.stderr
     )
+    for line in summary_lines(diff):
+        print(visible(f"  {line}"), file=sys.stderr)
 
 
 def _where_confirmed(rerun: Rerun, settings: RunSettings, *, given_start: bool) -> bool:

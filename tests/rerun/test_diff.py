@@ -113,3 +113,29 @@ def test_an_input_that_is_not_a_verifiable_log_is_exit_2(tmp_path: Path) -> None
     junk.write_text('{"type": "run_start"}\nnot json\n')
     done = handrail_diff(junk, junk)
     assert done.returncode == 2 and "A (" in done.stderr and "not a verifiable" in done.stderr
+
+
+def _sealed(path: Path, run_id: str, records: list[dict[str, Any]]) -> Path:
+    from core.audit import AuditWriter
+
+    with AuditWriter(path, run_id=run_id) as writer:
+        writer.write({"type": "run_start", "schema": 1, "run_id": run_id, "task": "t",
+                      "model": "m", "settings": {}, "browser": "b", "max_rounds": 5})  # fmt: skip
+        for record in records:
+            writer.write({**record, "run_id": run_id})
+        writer.write({"type": "run_end", "run_id": run_id, "outcome": "success"})
+    return path
+
+
+def test_a_log_from_elsewhere_shows_its_words_and_never_sends_its_terminal_codes(
+    tmp_path: Path,
+) -> None:
+    """A page named its button, and its URL, with terminal codes; both runs' logs verify."""
+    hostile = "[4]<button>Pay\x1b]52;c;SGVsbG8=\x07\x1b[2J</button>"
+    a = _sealed(tmp_path / "a.jsonl", "a", [round_(1, "click", hostile, "http://x/\x1b[31mpay")])
+    b = _sealed(tmp_path / "b.jsonl", "b", [round_(1, "click", "[4]<button>Pay</button>", "http://x/pay")])  # fmt: skip
+    for extra in ((), ("--json",)):
+        done = handrail_diff(a, b, *extra)
+        assert done.returncode == 1, done.stderr
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+        assert "Pay" in done.stdout

@@ -145,6 +145,9 @@ class RunStartRecord:
     rerun_of: Mapping[str, Any] | None = None
     """A rerun's source: ``{"run_id", "head", "log"}``."""
     run_id: str = ""
+    trace_id: str | None = None
+    """The run's OpenTelemetry trace id (32 hex digits, derived from the run id:
+    core/audit/trace_ids.py), so an exported trace and its log name each other."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -160,6 +163,8 @@ class RunStartRecord:
         }
         if self.rerun_of is not None:
             out["rerun_of"] = dict(self.rerun_of)
+        if self.trace_id is not None:
+            out["trace_id"] = self.trace_id
         return out
 
     @classmethod
@@ -176,6 +181,7 @@ class RunStartRecord:
             settings=settings,
             rerun_of=_dict(rec.get("rerun_of")),
             run_id=_run_id(rec),
+            trace_id=_str(rec.get("trace_id")),
         )
 
 

@@ -63,6 +63,8 @@ REQUIRED_PACKAGES: tuple[tuple[str, str, str | None], ...] = (
     ("textual-image", "0.12", "1"),
     ("pillow", "10", None),
     ("mcp", "2.3", "3"),
+    ("opentelemetry-sdk", "1.30", "2"),
+    ("opentelemetry-exporter-otlp-proto-http", "1.30", "2"),
 )
 
 INSTALL_FIX = "Run `bash scripts/bootstrap.sh` from the handrail folder, or `pip install -e .` in its virtual environment."

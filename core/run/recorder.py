@@ -20,6 +20,7 @@ from core.audit.records import (
     RunEndRecord,
     RunStartRecord,
 )
+from core.audit.trace_ids import trace_hex
 from core.audit.writer import SCHEMA, AuditWriter, plain
 from core.run.events import (
     ActionDone,
@@ -217,6 +218,7 @@ class AuditRecorder:
             settings=dict(event.settings),
             rerun_of=event.rerun_of.to_json() if event.rerun_of is not None else None,
             run_id=self._writer.run_id,
+            trace_id=trace_hex(self._writer.run_id),
         )
 
     def _run_end(self, event: RunFinished) -> RunEndRecord:

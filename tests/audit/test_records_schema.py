@@ -3,7 +3,8 @@
 Every record type survives ``from_json(to_json(x))``, and the recorder's bytes for a scripted
 run are the bytes it wrote before it built its records from those dataclasses
 (``recorder_golden.jsonl``, captured from the dict-literal recorder with the clock, the key
-and the run id fixed as below).
+and the run id fixed as below; captured again when ``run_start`` gained ``trace_id``, the
+only difference).
 """
 
 from __future__ import annotations

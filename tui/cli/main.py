@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, cast
 from tui.cli.attach import add_attach_parser, run_attach
 from tui.cli.command import handrail_command
 from tui.cli.diff import add_diff_parser, run_diff
+from tui.cli.export import add_export_parser, run_export
 from tui.cli.mcp import add_mcp_parser, run_mcp
 from tui.cli.permissions import add_permissions_parser, run_permissions_command
 from tui.cli.policy import add_policy_parser, run_policy_command
@@ -317,6 +318,7 @@ def build_parser() -> CommandParser:
     add_mcp_parser(sub)
     add_attach_parser(sub)
     add_diff_parser(sub)
+    add_export_parser(sub)
     return parser
 
 
@@ -440,6 +442,8 @@ def dispatch(argv: Sequence[str] | None = None) -> int:
             return run_attach(args)
         if args.command == "diff":
             return run_diff(args)
+        if args.command == "export":
+            return run_export(args)
         if args.command == "doctor":
             from tui.cli.doctor import run_doctor
 

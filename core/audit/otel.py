@@ -1,0 +1,353 @@
+"""A run's audit log as OpenTelemetry spans, in the GenAI semantic conventions.
+
+One ``invoke_agent`` span per run; in it, per round, a ``chat`` span for the model call
+(``gen_ai.request.model``, ``gen_ai.usage.*``, ``gen_ai.response.finish_reasons``) and an
+``execute_tool`` span for the action (``gen_ai.tool.name``, ``gen_ai.tool.call.id``), with
+handrail's own facts under ``handrail.*`` (the approval: decision, who, rule, wait; the
+page before and after; the result), and a ``hand_over`` span per hand-over to a person.
+
+Ids are derived from the run id (the trace) and the round (each span), so every export of
+one log, and a live export of the run, carry the same ids; the log's ``run_start`` names
+the trace id. Times come from the log's own timestamps and timings.
+
+Spans are built with the official SDK (``opentelemetry-sdk``) and encoded by the official
+OTLP encoder: sent with its OTLP/HTTP exporter (protobuf), or as OTLP JSON (the same
+protobuf message in JSON, ids in hex as OTLP JSON wants them) for ``http/json`` and files.
+Message contents go along only with ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``,
+and then as the log keeps them: secrets scrubbed, typed text withheld where the log withholds it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
+from opentelemetry.trace import SpanKind, Status, StatusCode, set_span_in_context
+
+from core.audit.trace_ids import span_id_of, trace_id_of
+
+CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+OPT_IN_ENV = "OTEL_SEMCONV_STABILITY_OPT_IN"
+AGENT = "handrail"
+
+
+class _Ids(IdGenerator):
+    """Hands the SDK the id chosen for the span about to start."""
+
+    def __init__(self, trace_id: int) -> None:
+        self.trace_id = trace_id
+        self.span_id = 1
+
+    def generate_trace_id(self) -> int:
+        return self.trace_id
+
+    def generate_span_id(self) -> int:
+        return self.span_id
+
+
+def _ns(ts: object) -> int | None:
+    if not isinstance(ts, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1e9)
+    except ValueError:
+        return None
+
+
+def _ms(timing: object, part: str) -> float:
+    if isinstance(timing, Mapping):
+        value = timing.get(part)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return max(0.0, float(value))
+    return 0.0
+
+
+def _provider(model: str, settings: Mapping[str, Any]) -> str:
+    spec = str(settings.get("model") or model)
+    head = spec.split(":", 1)[0].lower()
+    if head in ("anthropic", "openai"):
+        return head
+    if head == "mcp" or model.startswith("MCP client"):
+        return "mcp_client"
+    if head == "scripted" or model.startswith("scripted"):
+        return "handrail.scripted"
+    return head or "unknown"
+
+
+def _request_model(model: str, settings: Mapping[str, Any]) -> str:
+    spec = str(settings.get("model") or model)
+    return spec.split(":", 1)[1] if ":" in spec else spec
+
+
+def spans_of_log(
+    records: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None
+) -> list[ReadableSpan]:
+    """The spans of a run from its log's records (read, and verified, by the caller)."""
+    env = os.environ if env is None else env
+    capture = env.get(CAPTURE_ENV, "").strip().lower() == "true"
+    latest = "gen_ai_latest_experimental" in env.get(OPT_IN_ENV, "")
+    start = next((r for r in records if r.get("type") == "run_start"), None)
+    if start is None:
+        return []
+    run_id = str(start.get("run_id", ""))
+    settings = start.get("settings") if isinstance(start.get("settings"), Mapping) else {}
+    assert isinstance(settings, Mapping)
+    model = str(start.get("model", ""))
+    provider_key = "gen_ai.provider.name" if latest else "gen_ai.system"
+    provider = _provider(model, settings)
+    request_model = _request_model(model, settings)
+    end = next((r for r in reversed(records) if r.get("type") == "run_end"), None)
+    begin_ns = _ns(start.get("ts")) or 0
+    last_ns = max([begin_ns, *(_ns(r.get("ts")) or 0 for r in records)])
+
+    ids = _Ids(trace_id_of(run_id))
+    memory = InMemorySpanExporter()
+    resource = Resource.create({"service.name": AGENT, "service.instance.id": run_id})
+    provider_ = TracerProvider(resource=resource, id_generator=ids)
+    provider_.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider_.get_tracer("handrail.audit", schema_url=None)
+
+    ids.span_id = span_id_of(run_id, "run")
+    root = tracer.start_span(
+        f"invoke_agent {AGENT}",
+        kind=SpanKind.INTERNAL,
+        start_time=begin_ns,
+        attributes={
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": AGENT,
+            "gen_ai.agent.id": run_id,
+            "gen_ai.conversation.id": run_id,
+            provider_key: provider,
+            "gen_ai.request.model": request_model,
+            "handrail.run_id": run_id,
+            "handrail.task": str(start.get("task", "")),
+            "handrail.model": model,
+            "handrail.approve": str(settings.get("approve", "")),
+        },
+    )
+    context = set_span_in_context(root)
+    rounds = [r for r in records if r.get("type") == "round"]
+    pauses = [r for r in records if r.get("type") == "human_pause"]
+    resumes = {r.get("round"): r for r in records if r.get("type") == "human_resume"}
+    for i, rec in enumerate(rounds):
+        number = rec.get("round")
+        at = _ns(rec.get("ts")) or begin_ns
+        timing = rec.get("timing_ms")
+        chat_start = at + int(_ms(timing, "observe") * 1e6)
+        chat_end = chat_start + int(_ms(timing, "model") * 1e6)
+        usage = rec.get("usage") if isinstance(rec.get("usage"), Mapping) else None
+        output = rec.get("model_output") if isinstance(rec.get("model_output"), list) else []
+        assert isinstance(output, list)
+        calls = [b for b in output if isinstance(b, Mapping) and b.get("type") == "tool_use"]
+        if usage is not None:  # the model was asked in this round
+            attributes: dict[str, Any] = {
+                "gen_ai.operation.name": "chat",
+                provider_key: provider,
+                "gen_ai.request.model": request_model,
+                "gen_ai.response.finish_reasons": [
+                    str(usage.get("stop_reason") or ("tool_call" if calls else "stop"))
+                ],
+                "handrail.round": number,
+            }
+            for key, name in (
+                ("input_tokens", "gen_ai.usage.input_tokens"),
+                ("output_tokens", "gen_ai.usage.output_tokens"),
+            ):
+                if isinstance(usage.get(key), int):
+                    attributes[name] = usage[key]
+            if capture:
+                if isinstance(rec.get("observation"), str):
+                    attributes["gen_ai.input.messages"] = json.dumps(
+                        [
+                            {
+                                "role": "user",
+                                "parts": [{"type": "text", "content": rec["observation"]}],
+                            }
+                        ]
+                    )
+                attributes["gen_ai.output.messages"] = json.dumps(
+                    [{"role": "assistant", "parts": output}], default=str
+                )
+            ids.span_id = span_id_of(run_id, f"chat {number}")
+            chat = tracer.start_span(
+                f"chat {request_model}",
+                context=context,
+                kind=SpanKind.CLIENT,
+                start_time=chat_start,
+                attributes=attributes,
+            )
+            chat.end(end_time=max(chat_start, chat_end))
+        action = rec.get("action") if isinstance(rec.get("action"), Mapping) else None
+        if action is None or "name" not in action:
+            continue
+        name = str(action["name"])
+        tool_end = chat_end + int(_ms(timing, "action") * 1e6)
+        approval = rec.get("approval") if isinstance(rec.get("approval"), Mapping) else {}
+        assert isinstance(approval, Mapping)
+        result = rec.get("result") if isinstance(rec.get("result"), Mapping) else {}
+        assert isinstance(result, Mapping)
+        after = rounds[i + 1].get("url") if i + 1 < len(rounds) else None
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.type": "function",
+            "handrail.round": number,
+            "handrail.approval.decision": str(approval.get("decision", "")),
+            "handrail.approval.by": str(approval.get("by", "")),
+            "handrail.url.before": str(rec.get("url") or ""),
+            "handrail.result.outcome": str(
+                result.get("outcome") or ("ok" if result.get("ok") else "error")
+            ),
+        }
+        rule = approval.get("rule")
+        if isinstance(rule, Mapping):
+            attributes["handrail.approval.rule"] = str(rule.get("text", ""))
+            attributes["handrail.approval.rule_index"] = int(rule.get("index", 0) or 0)
+        if isinstance(after, str) and after:
+            attributes["handrail.url.after"] = after
+        call_id = calls[0].get("id") if calls else None
+        if isinstance(call_id, str):
+            attributes["gen_ai.tool.call.id"] = call_id
+        if isinstance(rec.get("target_name"), str):
+            attributes["handrail.target.name"] = rec["target_name"]
+        if capture:
+            attributes["gen_ai.tool.call.arguments"] = json.dumps(
+                action.get("params", {}), default=str
+            )
+            attributes["gen_ai.tool.call.result"] = str(result.get("message", ""))
+        ids.span_id = span_id_of(run_id, f"tool {number}")
+        tool = tracer.start_span(
+            f"execute_tool {name}",
+            context=context,
+            kind=SpanKind.INTERNAL,
+            start_time=chat_end,
+            attributes=attributes,
+        )
+        if result.get("ok") is False:
+            tool.set_status(Status(StatusCode.ERROR, str(result.get("error") or "")[:200]))
+        tool.end(end_time=max(chat_end, tool_end))
+    for pause in pauses:
+        number = pause.get("round")
+        at = _ns(pause.get("ts")) or begin_ns
+        resumed = resumes.get(number)
+        ids.span_id = span_id_of(run_id, f"hand_over {number}")
+        span = tracer.start_span(
+            f"hand_over {pause.get('kind', '')}",
+            context=context,
+            start_time=at,
+            attributes={
+                "handrail.round": number,
+                "handrail.hand_over.kind": str(pause.get("kind", "")),
+                "handrail.hand_over.url": str(pause.get("url", "")),
+                "handrail.hand_over.response": str((resumed or {}).get("response", "unanswered")),
+            },
+        )
+        span.end(end_time=_ns((resumed or {}).get("ts")) or at)
+    if end is not None:
+        root.set_attribute("handrail.outcome", str(end.get("outcome", "")))
+        root.set_attribute("handrail.reason", str(end.get("reason", "")))
+        if isinstance(end.get("exit_code"), int):
+            root.set_attribute("handrail.exit_code", end["exit_code"])
+        if end.get("outcome") not in ("success", None):
+            root.set_status(Status(StatusCode.ERROR, str(end.get("outcome"))))
+    root.end(end_time=last_ns)
+    provider_.shutdown()
+    return list(memory.get_finished_spans())
+
+
+def otlp_json(spans: Iterable[ReadableSpan]) -> dict[str, Any]:
+    """The spans as an OTLP JSON ``ExportTraceServiceRequest`` (ids in hex)."""
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    message: dict[str, Any] = MessageToDict(encode_spans(list(spans)))
+    for resource in message.get("resourceSpans", []):
+        for scope in resource.get("scopeSpans", []):
+            for span in scope.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = _hex(span[key])
+    return message
+
+
+def _hex(b64: str) -> str:
+    import base64
+
+    return base64.b64decode(b64).hex()
+
+
+def otlp_protobuf(spans: Iterable[ReadableSpan]) -> bytes:
+    """The spans as an OTLP protobuf ``ExportTraceServiceRequest``."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    return bytes(encode_spans(list(spans)).SerializeToString())
+
+
+PROTOCOL_ENV = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+TRACES_PATH = "/v1/traces"
+
+
+class ExportError(Exception):
+    """The spans could not be sent; the message says why."""
+
+
+def traces_url(endpoint: str) -> str:
+    """An OTLP/HTTP endpoint as ``OTEL_EXPORTER_OTLP_ENDPOINT`` gives it (the collector's
+    base URL), or already the traces URL."""
+    endpoint = endpoint.rstrip("/")
+    return endpoint if endpoint.endswith(TRACES_PATH) else endpoint + TRACES_PATH
+
+
+def protocol_of(env: Mapping[str, str]) -> str:
+    for name in PROTOCOL_ENV:
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    return "http/protobuf"
+
+
+def send_otlp(
+    spans: Sequence[ReadableSpan], endpoint: str, env: Mapping[str, str] | None = None
+) -> None:
+    """Send ``spans`` to an OTLP/HTTP collector, in the protocol the environment names
+    (``http/protobuf``, the default, through the SDK's exporter; or ``http/json``)."""
+    env = os.environ if env is None else env
+    url = traces_url(endpoint)
+    protocol = protocol_of(env)
+    if protocol == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        exporter = OTLPSpanExporter(endpoint=url, timeout=30)
+        try:
+            if exporter.export(list(spans)) is not SpanExportResult.SUCCESS:
+                raise ExportError(f"the collector at {url} did not take the spans")
+        finally:
+            exporter.shutdown()  # type: ignore[no-untyped-call]
+        return
+    if protocol == "http/json":
+        import urllib.error
+        import urllib.request
+
+        body = json.dumps(otlp_json(spans)).encode()
+        request = urllib.request.Request(
+            url, data=body, method="POST", headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                answer.read()
+        except (urllib.error.URLError, OSError) as exc:
+            raise ExportError(f"the collector at {url} did not take the spans: {exc}") from None
+        return
+    raise ExportError(
+        f"OTLP protocol {protocol!r} is not spoken here: use http/protobuf or http/json "
+        "(an OTLP/HTTP endpoint, usually port 4318)"
+    )

@@ -310,14 +310,22 @@ class Browser:
             await self.connection.send("Target.closeTarget", {"targetId": tab.target_id}, timeout=5)
         tab.closed = True
 
-    async def adopt_popup(self, timeout: float = 0.0) -> Tab | None:
-        """Attach to the newest tab opened by one of ours (a target=_blank link), if any."""
+    async def adopt_popup(self, timeout: float = 0.0, *, opener: str | None = None) -> Tab | None:
+        """Attach to a tab opened by one of ours (a target=_blank link), if any; with
+        ``opener``, only one that tab opened (a popup another of our tabs opened earlier, and
+        nobody took, is not the answer to this tab's click). Popups of tabs that are gone are
+        dropped."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            while self._pending_popups:
-                target_id = self._pending_popups.pop(0)
-                if target_id in self.tabs or target_id not in self.targets:
+            for target_id in list(self._pending_popups):
+                info = self.targets.get(target_id)
+                parent = self.tabs.get(str(info.get("openerId"))) if info else None
+                if target_id in self.tabs or info is None or parent is None or parent.closed:
+                    self._pending_popups.remove(target_id)
                     continue
+                if opener is not None and parent.target_id != opener:
+                    continue
+                self._pending_popups.remove(target_id)
                 if self.slots is not None:
                     await self.slots.take_popup(self, target_id)
                 with contextlib.suppress(CDPError):

@@ -273,7 +273,10 @@ async def follow_popup(ctx: Ctx, mark: int) -> Tab | None:
     if ctx.hands.tabs.popups <= mark:
         return None
     try:
-        tab = await ctx.hands.browser.adopt_popup(timeout=min(2.0, max(ctx.remaining() - 1, 0.1)))
+        tab = await ctx.hands.browser.adopt_popup(
+            timeout=min(2.0, max(ctx.remaining() - 1, 0.1)),
+            opener=ctx.tab.target_id if ctx.tab is not None else None,
+        )
     except PopupRefused as exc:
         ctx.notices.append(str(exc))
         return None

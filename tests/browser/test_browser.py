@@ -199,6 +199,40 @@ async def test_popups_from_our_tab_are_ours(browser: Browser, site: FixtureSite)
     await browser.close_tab(tab)
 
 
+async def test_a_popup_nobody_took_is_not_the_answer_to_another_tabs_click(
+    browser: Browser, site: FixtureSite
+) -> None:
+    """One tab of ours opened a window nobody adopted (a picture the person opened, a page
+    that pops one up by itself); another tab's click opens its own: that tab gets its own."""
+    stray_opener = await browser.new_tab()
+    await load(stray_opener, site.url("/cdp/hello.html?stray"))
+    await stray_opener.send(
+        "Runtime.evaluate",
+        {"expression": "window.open('/cdp/hello.html?stray-popup'), true", "userGesture": True},
+    )
+    await eventually(
+        lambda: any("stray-popup" in str(t.get("url")) for t in browser.targets.values()),
+        5,
+        "the stray popup to exist",
+    )
+    acting = await browser.new_tab()
+    await load(acting, site.url("/cdp/hello.html?acting"))
+    await acting.send(
+        "Runtime.evaluate",
+        {"expression": "window.open('/cdp/hello.html?mine'), true", "userGesture": True},
+    )
+    popup = await browser.adopt_popup(timeout=5, opener=acting.target_id)
+    assert popup is not None and popup.opener_id == acting.target_id
+    await eventually(lambda: "mine" in popup.url, 5, "the popup's own page")
+    await browser.close_tab(stray_opener)  # its popup's opener is gone: dropped, not adopted
+    assert await browser.adopt_popup(timeout=0.2, opener=acting.target_id) is None
+    for tab in (popup, acting):
+        await browser.close_tab(tab)
+    for target_id, info in list(browser.targets.items()):
+        if "stray-popup" in str(info.get("url")):  # nobody's tab: closed by the test
+            await browser.connection.send("Target.closeTarget", {"targetId": target_id})
+
+
 async def test_a_popup_that_closes_itself_hands_back_to_its_opener(
     browser: Browser, site: FixtureSite
 ) -> None:

@@ -49,6 +49,8 @@ def audit_key_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     path = tmp_path_factory.mktemp("handrail-data")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DATA_DIR_ENV, str(path))
+        for name in [v for v in os.environ if v.startswith("OTEL_")]:
+            patch.delenv(name)  # a developer's collector never hears of a test's run
         _point_home_at(patch, tmp_path_factory.mktemp("session-home"))
         yield path
 

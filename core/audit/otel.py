@@ -91,111 +91,152 @@ def spans_of_log(
     records: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None
 ) -> list[ReadableSpan]:
     """The spans of a run from its log's records (read, and verified, by the caller)."""
-    env = os.environ if env is None else env
-    capture = env.get(CAPTURE_ENV, "").strip().lower() == "true"
-    latest = "gen_ai_latest_experimental" in env.get(OPT_IN_ENV, "")
     start = next((r for r in records if r.get("type") == "run_start"), None)
     if start is None:
         return []
-    run_id = str(start.get("run_id", ""))
-    settings = start.get("settings") if isinstance(start.get("settings"), Mapping) else {}
-    assert isinstance(settings, Mapping)
-    model = str(start.get("model", ""))
-    provider_key = "gen_ai.provider.name" if latest else "gen_ai.system"
-    provider = _provider(model, settings)
-    request_model = _request_model(model, settings)
-    end = next((r for r in reversed(records) if r.get("type") == "run_end"), None)
-    begin_ns = _ns(start.get("ts")) or 0
-    last_ns = max([begin_ns, *(_ns(r.get("ts")) or 0 for r in records)])
-
-    ids = _Ids(trace_id_of(run_id))
-    memory = InMemorySpanExporter()
-    resource = Resource.create({"service.name": AGENT, "service.instance.id": run_id})
-    provider_ = TracerProvider(resource=resource, id_generator=ids)
-    provider_.add_span_processor(SimpleSpanProcessor(memory))
-    tracer = provider_.get_tracer("handrail.audit", schema_url=None)
-
-    ids.span_id = span_id_of(run_id, "run")
-    root = tracer.start_span(
-        f"invoke_agent {AGENT}",
-        kind=SpanKind.INTERNAL,
-        start_time=begin_ns,
-        attributes={
-            "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.agent.name": AGENT,
-            "gen_ai.agent.id": run_id,
-            "gen_ai.conversation.id": run_id,
-            provider_key: provider,
-            "gen_ai.request.model": request_model,
-            "handrail.run_id": run_id,
-            "handrail.task": str(start.get("task", "")),
-            "handrail.model": model,
-            "handrail.approve": str(settings.get("approve", "")),
-        },
-    )
-    context = set_span_in_context(root)
+    trace = TraceBuilder(start, env)
     rounds = [r for r in records if r.get("type") == "round"]
-    pauses = [r for r in records if r.get("type") == "human_pause"]
-    resumes = {r.get("round"): r for r in records if r.get("type") == "human_resume"}
     for i, rec in enumerate(rounds):
+        trace.round(rec, rounds[i + 1].get("url") if i + 1 < len(rounds) else None)
+    resumes = {r.get("round"): r for r in records if r.get("type") == "human_resume"}
+    for pause in (r for r in records if r.get("type") == "human_pause"):
+        trace.hand_over(pause, resumes.get(pause.get("round")))
+    end = next((r for r in reversed(records) if r.get("type") == "run_end"), None)
+    last = max([_ns(start.get("ts")) or 0, *(_ns(r.get("ts")) or 0 for r in records)])
+    trace.end(end, last)
+    return trace.take()
+
+
+class TraceBuilder:
+    """A run's spans, built as its records come (all at once for a log, round by round for
+    a live run): :meth:`round` and :meth:`hand_over` end their spans at once, :meth:`end`
+    ends the run's; :meth:`take` hands over the spans ended since it was last called."""
+
+    def __init__(self, start: Mapping[str, Any], env: Mapping[str, str] | None = None) -> None:
+        env = os.environ if env is None else env
+        self.capture = env.get(CAPTURE_ENV, "").strip().lower() == "true"
+        latest = "gen_ai_latest_experimental" in env.get(OPT_IN_ENV, "")
+        self.run_id = run_id = str(start.get("run_id", ""))
+        raw_settings = start.get("settings")
+        settings: Mapping[str, Any] = raw_settings if isinstance(raw_settings, Mapping) else {}
+        model = str(start.get("model", ""))
+        self.provider_key = "gen_ai.provider.name" if latest else "gen_ai.system"
+        self.provider = _provider(model, settings)
+        self.request_model = _request_model(model, settings)
+        self.begin_ns = _ns(start.get("ts")) or 0
+        self.ids = _Ids(trace_id_of(run_id))
+        self.memory = InMemorySpanExporter()
+        resource = Resource.create({"service.name": AGENT, "service.instance.id": run_id})
+        self.provider_ = TracerProvider(resource=resource, id_generator=self.ids)
+        self.provider_.add_span_processor(SimpleSpanProcessor(self.memory))
+        self.tracer = self.provider_.get_tracer("handrail.audit", schema_url=None)
+        self.ids.span_id = span_id_of(run_id, "run")
+        self.root = self.tracer.start_span(
+            f"invoke_agent {AGENT}",
+            kind=SpanKind.INTERNAL,
+            start_time=self.begin_ns,
+            attributes={
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": AGENT,
+                "gen_ai.agent.id": run_id,
+                "gen_ai.conversation.id": run_id,
+                self.provider_key: self.provider,
+                "gen_ai.request.model": self.request_model,
+                "handrail.run_id": run_id,
+                "handrail.task": str(start.get("task", "")),
+                "handrail.model": model,
+                "handrail.approve": str(settings.get("approve", "")),
+            },
+        )
+        self.context = set_span_in_context(self.root)
+        self.last_ns = self.begin_ns
+
+    def take(self) -> list[ReadableSpan]:
+        spans = list(self.memory.get_finished_spans())
+        self.memory.clear()
+        return spans
+
+    def round(self, rec: Mapping[str, Any], after: object = None) -> None:
+        """A round's ``chat`` span (when the model was asked) and ``execute_tool`` span
+        (when it acted); ``after``: the page the next round saw."""
         number = rec.get("round")
-        at = _ns(rec.get("ts")) or begin_ns
+        at = _ns(rec.get("ts")) or self.begin_ns
         timing = rec.get("timing_ms")
         chat_start = at + int(_ms(timing, "observe") * 1e6)
         chat_end = chat_start + int(_ms(timing, "model") * 1e6)
-        usage = rec.get("usage") if isinstance(rec.get("usage"), Mapping) else None
-        output = rec.get("model_output") if isinstance(rec.get("model_output"), list) else []
-        assert isinstance(output, list)
+        raw_usage = rec.get("usage")
+        usage = raw_usage if isinstance(raw_usage, Mapping) else None
+        raw_output = rec.get("model_output")
+        output = raw_output if isinstance(raw_output, list) else []
         calls = [b for b in output if isinstance(b, Mapping) and b.get("type") == "tool_use"]
         if usage is not None:  # the model was asked in this round
-            attributes: dict[str, Any] = {
-                "gen_ai.operation.name": "chat",
-                provider_key: provider,
-                "gen_ai.request.model": request_model,
-                "gen_ai.response.finish_reasons": [
-                    str(usage.get("stop_reason") or ("tool_call" if calls else "stop"))
-                ],
-                "handrail.round": number,
-            }
-            for key, name in (
-                ("input_tokens", "gen_ai.usage.input_tokens"),
-                ("output_tokens", "gen_ai.usage.output_tokens"),
-            ):
-                if isinstance(usage.get(key), int):
-                    attributes[name] = usage[key]
-            if capture:
-                if isinstance(rec.get("observation"), str):
-                    attributes["gen_ai.input.messages"] = json.dumps(
-                        [
-                            {
-                                "role": "user",
-                                "parts": [{"type": "text", "content": rec["observation"]}],
-                            }
-                        ]
-                    )
-                attributes["gen_ai.output.messages"] = json.dumps(
-                    [{"role": "assistant", "parts": output}], default=str
+            self._chat(rec, number, usage, output, calls, chat_start, chat_end)
+        raw_action = rec.get("action")
+        action = raw_action if isinstance(raw_action, Mapping) else None
+        if action is not None and "name" in action:
+            tool_end = chat_end + int(_ms(timing, "action") * 1e6)
+            self._tool(rec, number, action, calls, after, chat_end, tool_end)
+        self.last_ns = max(self.last_ns, at + int(_ms(timing, "round") * 1e6))
+
+    def _chat(
+        self,
+        rec: Mapping[str, Any],
+        number: object,
+        usage: Mapping[str, Any],
+        output: list[Any],
+        calls: list[Mapping[str, Any]],
+        start: int,
+        end: int,
+    ) -> None:
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            self.provider_key: self.provider,
+            "gen_ai.request.model": self.request_model,
+            "gen_ai.response.finish_reasons": [
+                str(usage.get("stop_reason") or ("tool_call" if calls else "stop"))
+            ],
+            "handrail.round": number,
+        }
+        for key, name in (
+            ("input_tokens", "gen_ai.usage.input_tokens"),
+            ("output_tokens", "gen_ai.usage.output_tokens"),
+        ):
+            if isinstance(usage.get(key), int):
+                attributes[name] = usage[key]
+        if self.capture:
+            if isinstance(rec.get("observation"), str):
+                attributes["gen_ai.input.messages"] = json.dumps(
+                    [{"role": "user", "parts": [{"type": "text", "content": rec["observation"]}]}]
                 )
-            ids.span_id = span_id_of(run_id, f"chat {number}")
-            chat = tracer.start_span(
-                f"chat {request_model}",
-                context=context,
-                kind=SpanKind.CLIENT,
-                start_time=chat_start,
-                attributes=attributes,
+            attributes["gen_ai.output.messages"] = json.dumps(
+                [{"role": "assistant", "parts": output}], default=str
             )
-            chat.end(end_time=max(chat_start, chat_end))
-        action = rec.get("action") if isinstance(rec.get("action"), Mapping) else None
-        if action is None or "name" not in action:
-            continue
+        self.ids.span_id = span_id_of(self.run_id, f"chat {number}")
+        chat = self.tracer.start_span(
+            f"chat {self.request_model}",
+            context=self.context,
+            kind=SpanKind.CLIENT,
+            start_time=start,
+            attributes=attributes,
+        )
+        chat.end(end_time=max(start, end))
+
+    def _tool(
+        self,
+        rec: Mapping[str, Any],
+        number: object,
+        action: Mapping[str, Any],
+        calls: list[Mapping[str, Any]],
+        after: object,
+        start: int,
+        end: int,
+    ) -> None:
         name = str(action["name"])
-        tool_end = chat_end + int(_ms(timing, "action") * 1e6)
-        approval = rec.get("approval") if isinstance(rec.get("approval"), Mapping) else {}
-        assert isinstance(approval, Mapping)
-        result = rec.get("result") if isinstance(rec.get("result"), Mapping) else {}
-        assert isinstance(result, Mapping)
-        after = rounds[i + 1].get("url") if i + 1 < len(rounds) else None
-        attributes = {
+        raw_approval = rec.get("approval")
+        approval: Mapping[str, Any] = raw_approval if isinstance(raw_approval, Mapping) else {}
+        raw_result = rec.get("result")
+        result: Mapping[str, Any] = raw_result if isinstance(raw_result, Mapping) else {}
+        attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
             "gen_ai.tool.type": "function",
@@ -218,30 +259,30 @@ def spans_of_log(
             attributes["gen_ai.tool.call.id"] = call_id
         if isinstance(rec.get("target_name"), str):
             attributes["handrail.target.name"] = rec["target_name"]
-        if capture:
+        if self.capture:
             attributes["gen_ai.tool.call.arguments"] = json.dumps(
                 action.get("params", {}), default=str
             )
             attributes["gen_ai.tool.call.result"] = str(result.get("message", ""))
-        ids.span_id = span_id_of(run_id, f"tool {number}")
-        tool = tracer.start_span(
+        self.ids.span_id = span_id_of(self.run_id, f"tool {number}")
+        tool = self.tracer.start_span(
             f"execute_tool {name}",
-            context=context,
+            context=self.context,
             kind=SpanKind.INTERNAL,
-            start_time=chat_end,
+            start_time=start,
             attributes=attributes,
         )
         if result.get("ok") is False:
             tool.set_status(Status(StatusCode.ERROR, str(result.get("error") or "")[:200]))
-        tool.end(end_time=max(chat_end, tool_end))
-    for pause in pauses:
+        tool.end(end_time=max(start, end))
+
+    def hand_over(self, pause: Mapping[str, Any], resumed: Mapping[str, Any] | None) -> None:
         number = pause.get("round")
-        at = _ns(pause.get("ts")) or begin_ns
-        resumed = resumes.get(number)
-        ids.span_id = span_id_of(run_id, f"hand_over {number}")
-        span = tracer.start_span(
+        at = _ns(pause.get("ts")) or self.begin_ns
+        self.ids.span_id = span_id_of(self.run_id, f"hand_over {number}")
+        span = self.tracer.start_span(
             f"hand_over {pause.get('kind', '')}",
-            context=context,
+            context=self.context,
             start_time=at,
             attributes={
                 "handrail.round": number,
@@ -251,16 +292,21 @@ def spans_of_log(
             },
         )
         span.end(end_time=_ns((resumed or {}).get("ts")) or at)
-    if end is not None:
-        root.set_attribute("handrail.outcome", str(end.get("outcome", "")))
-        root.set_attribute("handrail.reason", str(end.get("reason", "")))
-        if isinstance(end.get("exit_code"), int):
-            root.set_attribute("handrail.exit_code", end["exit_code"])
-        if end.get("outcome") not in ("success", None):
-            root.set_status(Status(StatusCode.ERROR, str(end.get("outcome"))))
-    root.end(end_time=last_ns)
-    provider_.shutdown()
-    return list(memory.get_finished_spans())
+
+    def end(self, end: Mapping[str, Any] | None, last_ns: int | None = None) -> None:
+        """End the run's span (``run_end``'s outcome on it); ``last_ns``: the last moment
+        the run recorded."""
+        root = self.root
+        if end is not None:
+            root.set_attribute("handrail.outcome", str(end.get("outcome", "")))
+            root.set_attribute("handrail.reason", str(end.get("reason", "")))
+            if isinstance(end.get("exit_code"), int):
+                root.set_attribute("handrail.exit_code", end["exit_code"])
+            if end.get("outcome") not in ("success", None):
+                root.set_status(Status(StatusCode.ERROR, str(end.get("outcome"))))
+        closing = max(self.last_ns, last_ns or 0, _ns((end or {}).get("ts")) or 0)
+        root.end(end_time=closing)
+        self.provider_.shutdown()
 
 
 def otlp_json(spans: Iterable[ReadableSpan]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ from core.run.agent import MAX_CONSECUTIVE_FAILURES, Agent, AgentConfig
 from core.run.budget import BudgetKeeper
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.live import LiveRun, LiveSupervisor, local_holder, wait_for_attach
+from core.run.live_trace import LiveTrace
 from core.run.permissions import PermissionStore, store_name
 from core.run.phases import first_phase, launches_browser
 from core.run.recorder import AuditRecorder
@@ -111,6 +112,9 @@ class RunSettings:
     """Operational log to stderr too (console mode)."""
     screenshots: bool = True
     """Save each round's screenshot in the run folder (``--no-screenshots``: off)."""
+    otlp: str | None = None
+    """``--otlp URL`` (or ``OTEL_EXPORTER_OTLP_ENDPOINT``): send the run's spans to this
+    OTLP/HTTP collector while it runs (core/run/live_trace.py)."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def network_mode(self) -> NetworkMode:
@@ -554,7 +558,13 @@ async def run_session(
             page=page,
             gate=gate,
             supervisor=supervisor,
-            sinks=[recorder, oplog.RunTimings(), *sinks, live.event],
+            sinks=[
+                recorder,  # first: the sinks after it read what it wrote
+                oplog.RunTimings(),
+                *sinks,
+                live.event,
+                *([LiveTrace(settings.otlp)] if settings.otlp else []),
+            ],
             secrets=prepared.secrets,
             run_id=writer.run_id,
             browser_label=browser.describe(),

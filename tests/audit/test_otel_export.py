@@ -237,3 +237,34 @@ def test_contents_only_when_asked_and_the_newer_names_when_opted_in(tmp_path: Pa
     assert [(s.context.span_id, s.name) for s in plain if s.context] == [
         (s.context.span_id, s.name) for s in asked if s.context
     ]
+
+
+@pytest.mark.slow
+def test_a_run_with_otlp_sends_its_spans_as_it_goes_and_they_are_the_exports(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    """``run --otlp``: the spans reach the collector while the run goes (a round at a
+    time), and they are the spans a later ``handrail export`` of its log gives."""
+    import dataclasses
+
+    site = start_demo_site()
+    saved = os.environ.pop("ANTHROPIC_API_KEY", None)
+    try:
+        settings = demo_settings(
+            demo_args(tmp_path, "--approve", "none", "--no-tui"), site_url=site.url, work=tmp_path
+        )
+        settings = dataclasses.replace(settings, otlp=receiver.url)
+        asyncio.run(run_session(settings, supervisor=ConsoleSupervisor(interactive=False)))
+    finally:
+        site.stop()
+        if saved is not None:
+            os.environ["ANTHROPIC_API_KEY"] = saved
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    assert len(receiver.requests) > 3  # round by round, not one batch at the end
+    live = {(s["spanId"], s["name"]) for _kind, m in receiver.requests for s in _spans(m)}
+    later = {
+        (f"{s.context.span_id:016x}", s.name)
+        for s in spans_of_log(read_log(log).records, env={})
+        if s.context
+    }
+    assert live == later

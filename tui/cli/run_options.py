@@ -80,6 +80,12 @@ def add_run_options(
     add_audit_dir_option(p, "where run logs go")
     add_theme_option(p)
     p.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="send the run's OpenTelemetry spans to this OTLP/HTTP collector as it runs "
+        "(default: $OTEL_EXPORTER_OTLP_ENDPOINT when set; `handrail export --help`)",
+    )
+    p.add_argument(
         "--no-screenshots",
         action="store_true",
         help="do not save each round's screenshot (a small JPEG) in the run folder",
@@ -243,6 +249,10 @@ def settings_from_args(
         action_timeout=args.action_timeout,
         console_log=args.no_tui,
         screenshots=not args.no_screenshots,
+        otlp=getattr(args, "otlp", None)
+        or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or None,
     )
 
 

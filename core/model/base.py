@@ -35,6 +35,9 @@ class RecordedView:
     action: dict[str, Any]
     result: dict[str, Any]
     element: str | None = None
+    heading: str | None = None
+    """What the pane calls it, when it is not a rerun's recorded round (``replay A --against
+    B``: ``B's round 4 (differs: page)``)."""
 
 
 @dataclass(frozen=True, slots=True)

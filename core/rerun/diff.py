@@ -106,6 +106,8 @@ class RunDiff:
     differences: tuple[Difference, ...]
     same_steps: int
     counts: dict[Kind, int] = field(default_factory=dict)
+    pairs: tuple[Difference, ...] = ()
+    """Every aligned pair in order, the same ones with no kinds (``replay --against``)."""
 
     @property
     def outcomes_differ(self) -> bool:
@@ -187,12 +189,14 @@ def diff_runs(a: RunSteps, b: RunSteps) -> RunDiff:
         a=[s.key for s in a.steps], b=[s.key for s in b.steps], autojunk=False
     )
     differences: list[Difference] = []
+    pairs: list[Difference] = []
     counts: dict[Kind, int] = {}
     same = 0
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             for x, y in zip(a.steps[i1:i2], b.steps[j1:j2], strict=True):
                 kinds = _differ(x, y)
+                pairs.append(Difference(kinds, x, y))
                 if kinds:
                     differences.append(Difference(kinds, x, y))
                     for kind in kinds:
@@ -202,8 +206,9 @@ def diff_runs(a: RunSteps, b: RunSteps) -> RunDiff:
             continue
         for x, y in itertools.zip_longest(a.steps[i1:i2], b.steps[j1:j2]):
             differences.append(Difference(("action",), x, y))
+            pairs.append(differences[-1])
             counts["action"] = counts.get("action", 0) + 1
-    return RunDiff(a, b, tuple(differences), same, counts)
+    return RunDiff(a, b, tuple(differences), same, counts, tuple(pairs))
 
 
 def _differ(x: Step, y: Step) -> tuple[Kind, ...]:

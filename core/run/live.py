@@ -266,7 +266,11 @@ class LiveRun:
         (except the text of a reply as it streams, which the reply then carries whole)."""
         if self._server is None:
             return
-        line = dumps({"type": "event", "event": event})
+        try:
+            line = dumps({"type": "event", "event": event})
+        except (WireError, TypeError, ValueError) as exc:  # never the run's problem
+            log.warning("live.unsent", event=type(event).__name__, error=str(exc))
+            return
         if not isinstance(event, ModelWriting):
             self._backlog.append(line)
         self._broadcast(line)

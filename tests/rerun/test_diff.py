@@ -139,3 +139,37 @@ def test_a_log_from_elsewhere_shows_its_words_and_never_sends_its_terminal_codes
         assert done.returncode == 1, done.stderr
         assert "\x1b" not in done.stdout and "\x07" not in done.stdout
         assert "Pay" in done.stdout
+
+
+async def test_replay_against_marks_the_divergent_round_and_shows_the_other_runs_step(
+    tmp_path: Path,
+) -> None:
+    from tests.helpers.tui_driver import wait_until
+    from tui.screens.replay import ReplayApp
+
+    city = '[3]<input placeholder="City">'
+    a = _sealed(tmp_path / "a.jsonl", "a", [
+        round_(1, "type", city, "http://x/f", params={"index": 3, "text": "Lyon"}),
+        round_(2, "click", "[5]<button>Send</button>", "http://x/f"),
+    ])  # fmt: skip
+    b = _sealed(tmp_path / "b.jsonl", "b", [
+        round_(1, "type", city, "http://y/f", params={"index": 3, "text": "Lyon"}),
+        round_(2, "click", "[5]<button>Cancel</button>", "http://y/f"),
+    ])  # fmt: skip
+    app = ReplayApp(a, against=b, config_dir=tmp_path / "config", persist_theme=False)
+    async with app.run_test(size=(160, 44)) as pilot:
+        await wait_until(pilot, lambda: bool(app.replay_screen and app.replay_screen._against))
+        screen = app.replay_screen
+        assert screen is not None
+        labels = [screen.rows.row(i).label for i in range(len(screen.rows))]
+        assert [x.startswith("≠") for x in labels if "click" in x or "type" in x] == [False, True]
+        screen.timeline.focus()
+        await pilot.press("home", "right_square_bracket")
+        await pilot.pause()
+        entry = screen.rows.entries[screen.timeline.cursor]
+        assert entry.round == 2
+        shown = screen.panes.pane("model").plain
+        assert "b.jsonl, round 2 (differs: action)" in shown and "Cancel" in shown
+        await pilot.press("left_square_bracket")  # no earlier divergence: it stays
+        await pilot.pause()
+        assert screen.rows.entries[screen.timeline.cursor].round == 2

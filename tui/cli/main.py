@@ -215,6 +215,13 @@ def build_parser() -> CommandParser:
     replay = sub.add_parser("replay", help="step through an audit log in the observatory")
     replay.add_argument("log", type=Path, help="an audit log (.jsonl)")
     replay.add_argument("--follow", action="store_true", help="keep reading as a live run appends")
+    replay.add_argument(
+        "--against",
+        type=Path,
+        metavar="B.jsonl",
+        help="compare with another run (as `handrail diff`): its aligned step beside each "
+        "round, the rounds that differ marked ≠, ] and [ to go from one to the next",
+    )
     add_theme_option(replay)
 
     verify = sub.add_parser(
@@ -675,7 +682,7 @@ def _replay(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from tui.screens.replay import run_replay
 
-    return run_replay(args.log, follow=args.follow, theme=args.theme)
+    return run_replay(args.log, follow=args.follow, theme=args.theme, against=args.against)
 
 
 if __name__ == "__main__":  # pragma: no cover

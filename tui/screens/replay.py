@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import json
 import sys
 import time
@@ -232,6 +233,21 @@ class ReplayScreen(RoundsScreen):
         Binding("E", "jump('error', -1)", "Previous error", show=False, id="replay.previous_error"),
         Binding("p", "jump('pause', 1)", "Next pause", id="replay.next_pause"),
         Binding("P", "jump('pause', -1)", "Previous pause", show=False, id="replay.previous_pause"),
+        Binding(
+            "right_square_bracket",
+            "jump('diverges', 1)",
+            "Next divergence",
+            key_display="]",
+            id="replay.next_divergence",
+        ),
+        Binding(
+            "left_square_bracket",
+            "jump('diverges', -1)",
+            "Previous divergence",
+            key_display="[",
+            show=False,
+            id="replay.previous_divergence",
+        ),
         Binding("escape", "close_search", "Close search", show=False, id="replay.close_search"),
         Binding("5", "pane('screenshot')", "Screenshot", show=False, id="replay.pane_screenshot"),
         Binding("o", "open_picture", "Open the picture", show=False, id="replay.open_picture"),
@@ -257,9 +273,26 @@ class ReplayScreen(RoundsScreen):
             self.facts = facts
             self.done = done
 
-    def __init__(self, path: Path, *, follow: bool = False) -> None:
+    class Compared(Message):
+        """``--against``: the two runs aligned (or why they could not be)."""
+
+        def __init__(
+            self, views: dict[int, RecordedView], divergent: set[int], said: str, ok: bool
+        ) -> None:
+            super().__init__()
+            self.views = views
+            self.divergent = divergent
+            self.said = said
+            self.ok = ok
+
+    def __init__(self, path: Path, *, follow: bool = False, against: Path | None = None) -> None:
         self.rows = ReplayRows()
         super().__init__(self.rows)
+        self.against = against
+        self._against: dict[int, RecordedView] = {}
+        """``--against B``: B's aligned step for each of this run's rounds."""
+        self._divergent: set[int] = set()
+        """The rounds of this run that differ from B's (``]``/``[`` jump between them)."""
         self.path = path
         self.follow = follow
         self.following = follow
@@ -328,6 +361,78 @@ class ReplayScreen(RoundsScreen):
             )
             return
         self._scan()
+        if self.against is not None:
+            self._compare(self.against)
+
+    @work(thread=True, exit_on_error=False, group="compare", name="compare runs")
+    def _compare(self, other: Path) -> None:
+        """``--against``: align this run with ``other`` (core/rerun/diff.py) and post the
+        other's step for each round, and which rounds differ."""
+        from core.audit import read_log, verify
+        from core.rerun.diff import diff_runs, steps_of, summary_lines
+
+        report = verify(other)
+        if not report.ok:
+            why = f"{other} is not a verifiable audit log: {report.first_break or report.status}"
+            self.post_message(self.Compared({}, set(), why, False))
+            return
+        theirs = read_log(other).records
+        diff = diff_runs(steps_of(read_log(self.path).records), steps_of(theirs))
+        rounds = {r.get("round"): r for r in theirs if r.get("type") == "round"}
+        views: dict[int, RecordedView] = {}
+        for pair in diff.pairs:
+            if pair.a is None:
+                continue
+            differs = f" (differs: {', '.join(pair.kinds)})" if pair.kinds else " (the same)"
+            rec = rounds.get(pair.b.round) if pair.b is not None else None
+            if rec is None:
+                views[pair.a.round] = RecordedView(
+                    0, "", "", {}, {}, heading=f"{other.name}: no such step{differs}"
+                )
+                continue
+            action, result, element = rec.get("action"), rec.get("result"), rec.get("element")
+            views[pair.a.round] = RecordedView(
+                round=int(rec.get("round") or 0),
+                url=str(rec.get("url") or ""),
+                observation=str(rec.get("observation") or ""),
+                action=dict(action) if isinstance(action, dict) else {},
+                result=dict(result) if isinstance(result, dict) else {},
+                element=element if isinstance(element, str) else None,
+                heading=f"{other.name}, round {rec.get('round')}{differs}",
+            )
+        divergent = {d.a.round for d in diff.differences if d.a is not None}
+        lines = summary_lines(diff)
+        self.post_message(self.Compared(views, divergent, "; ".join(lines[:1] + lines[-2:]), True))
+
+    @on(Compared)
+    def _compared(self, message: Compared) -> None:
+        self._against = message.views
+        self._divergent = message.divergent
+        keys = "; ] and [ go from one divergence to the next" if message.divergent else ""
+        self.app.notify(
+            visible(f"Against {self.against}: {message.said}{keys}"),
+            title="Compared",
+            severity="information" if message.ok else "error",
+            markup=False,
+            timeout=12,
+        )
+        self._mark_divergent(0)
+        self.timeline.rows_changed()
+        cursor = self.timeline.cursor
+        if cursor is not None and 0 <= cursor < len(self.rows.entries):
+            self.show_row(cursor)
+
+    def _mark_divergent(self, start: int) -> None:
+        """Tag and mark (``≠``) the rounds that differ from the other run, from ``start``."""
+        entries = self.rows.entries
+        for i in range(start, len(entries)):
+            entry = entries[i]
+            if entry.kind != "round" or entry.round not in self._divergent:
+                continue
+            if "diverges" in entry.tags:
+                continue
+            row = dataclasses.replace(entry.row, label=f"≠ {entry.row.label}")
+            entries[i] = dataclasses.replace(entry, row=row, tags=entry.tags | {"diverges"})
 
     def _stamp_first_round(self) -> None:
         if self.first_round_shown_at is None:
@@ -459,6 +564,8 @@ class ReplayScreen(RoundsScreen):
         had = len(entries)
         del entries[message.start :]
         entries.extend(message.entries)
+        if self._divergent:
+            self._mark_divergent(message.start)
         self.tokens = message.tokens
         if message.facts is not None:
             self.facts = message.facts
@@ -511,7 +618,10 @@ class ReplayScreen(RoundsScreen):
         elif entry.kind == "round":
             record = record_of(item)
             if isinstance(record, RoundRecord):
-                recorded = self.recorded_round(record.source_round)
+                if self.against is not None:
+                    recorded = self._against.get(record.round)
+                else:
+                    recorded = self.recorded_round(record.source_round)
                 panes.show_round(round_view(record, entry.line, recorded))
                 shown = load_screenshot(self.path, record.screenshot)
             if self.first_round_shown_at is None:
@@ -621,8 +731,20 @@ class ReplayScreen(RoundsScreen):
             where += ", from the top again" if at == found[0] else ", from the bottom again"
         self.app.notify(where, markup=False, timeout=2)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # ] and [ only mean something against another run (--against).
+        if action == "jump" and parameters[:1] == ("diverges",):
+            return self.against is not None
+        return super().check_action(action, parameters)
+
     def action_jump(self, tag: str, direction: int) -> None:
-        names = {"approval": "approval", "denial": "denial", "error": "error", "pause": "pause"}
+        names = {
+            "approval": "approval",
+            "denial": "denial",
+            "error": "error",
+            "pause": "pause",
+            "diverges": "divergence",
+        }
         self._find(lambda e: tag in e.tags, direction, names.get(tag, tag))
 
     def action_search(self) -> None:
@@ -696,6 +818,7 @@ class ReplayApp(ObservatoryApp):
         path: Path,
         *,
         follow: bool = False,
+        against: Path | None = None,
         theme: str | None = None,
         config_dir: Path | None = None,
         theme_dirs: Sequence[Path] | None = None,
@@ -706,14 +829,17 @@ class ReplayApp(ObservatoryApp):
         )
         self.path = path
         self.follow = follow
+        self.against = against
         self.replay_screen: ReplayScreen | None = None
 
     def on_mount(self) -> None:
-        self.replay_screen = ReplayScreen(self.path, follow=self.follow)
+        self.replay_screen = ReplayScreen(self.path, follow=self.follow, against=self.against)
         self.push_screen(self.replay_screen)
 
 
-def run_replay(path: Path, *, follow: bool = False, theme: str | None = None) -> int:
+def run_replay(
+    path: Path, *, follow: bool = False, theme: str | None = None, against: Path | None = None
+) -> int:
     """Replay ``path`` in this terminal until the person quits. Returns 0, or 2 when the
     file cannot be opened (the reason is printed to stderr)."""
     try:
@@ -721,5 +847,5 @@ def run_replay(path: Path, *, follow: bool = False, theme: str | None = None) ->
     except OSError as exc:
         print(f"handrail replay: cannot open {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    result = ReplayApp(path, follow=follow, theme=theme).run()
+    result = ReplayApp(path, follow=follow, theme=theme, against=against).run()
     return result if result is not None else 0

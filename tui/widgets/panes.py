@@ -276,8 +276,11 @@ def recorded_content(view: RoundView) -> Content | None:
                 dim("the source log is not at hand (run_start.rerun_of.log), or has changed"),
             ]
         )
+    heading = recorded.heading or (
+        f"recorded round {recorded.round} ({view.decided_by or 'rerun'} now)"
+    )
     parts = [
-        _heading(f"── recorded round {recorded.round} ({view.decided_by or 'rerun'} now)"),
+        _heading(f"── {heading}"),
         Content(f"on {recorded.url}"),
         json_content(recorded.action),
     ]

@@ -574,6 +574,10 @@ class LiveClient:
                     _in_folder(fd, name), limit=MAX_LINE_OUT
                 )
             except (ConnectionRefusedError, FileNotFoundError):
+                # Nobody listens: the run's process died without removing its socket. The
+                # file was checked above (a socket of the user's); it goes.
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=fd)
                 raise LiveError(
                     f"run {run_id} is not live any more (its process is gone)"
                 ) from None

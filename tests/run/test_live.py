@@ -407,3 +407,17 @@ async def test_another_user_is_closed_before_a_byte_is_read(data_dir: Path) -> N
             assert await as_user("other") == b"b''"  # closed: no welcome, no event
         finally:
             shutil.rmtree(door)
+
+
+async def test_the_socket_of_a_run_that_died_is_cleared_when_found() -> None:
+    from core.run.live import open_live_folder
+
+    folder = open_live_folder(create=True)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(f"/proc/self/fd/{folder}/deadbeef0001.sock")  # short, wherever tmp is
+    dead.close()  # its process is gone; the file stays
+    os.close(folder)
+    assert await live_runs() == []
+    assert not (live_folder() / "deadbeef0001.sock").exists()
+    with pytest.raises(LiveError, match="not live"):
+        await LiveClient.connect("deadbeef0001")

@@ -30,7 +30,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
-from opentelemetry.trace import SpanKind, Status, StatusCode, set_span_in_context
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, set_span_in_context
 
 from core.audit.trace_ids import span_id_of, trace_id_of
 
@@ -151,6 +151,20 @@ class TraceBuilder:
         self.context = set_span_in_context(self.root)
         self.last_ns = self.begin_ns
 
+    def _child(
+        self,
+        what: str,
+        name: str,
+        start: int,
+        attributes: dict[str, Any],
+        kind: SpanKind = SpanKind.INTERNAL,
+    ) -> Span:
+        """A span under the run's, its id derived from ``what`` (``chat 3``, ``tool 3``...)."""
+        self.ids.span_id = span_id_of(self.run_id, what)
+        return self.tracer.start_span(
+            name, context=self.context, kind=kind, start_time=start, attributes=attributes
+        )
+
     def take(self) -> list[ReadableSpan]:
         spans = list(self.memory.get_finished_spans())
         self.memory.clear()
@@ -211,13 +225,8 @@ class TraceBuilder:
             attributes["gen_ai.output.messages"] = json.dumps(
                 [{"role": "assistant", "parts": output}], default=str
             )
-        self.ids.span_id = span_id_of(self.run_id, f"chat {number}")
-        chat = self.tracer.start_span(
-            f"chat {self.request_model}",
-            context=self.context,
-            kind=SpanKind.CLIENT,
-            start_time=start,
-            attributes=attributes,
+        chat = self._child(
+            f"chat {number}", f"chat {self.request_model}", start, attributes, SpanKind.CLIENT
         )
         chat.end(end_time=max(start, end))
 
@@ -264,14 +273,7 @@ class TraceBuilder:
                 action.get("params", {}), default=str
             )
             attributes["gen_ai.tool.call.result"] = str(result.get("message", ""))
-        self.ids.span_id = span_id_of(self.run_id, f"tool {number}")
-        tool = self.tracer.start_span(
-            f"execute_tool {name}",
-            context=self.context,
-            kind=SpanKind.INTERNAL,
-            start_time=start,
-            attributes=attributes,
-        )
+        tool = self._child(f"tool {number}", f"execute_tool {name}", start, attributes)
         if result.get("ok") is False:
             tool.set_status(Status(StatusCode.ERROR, str(result.get("error") or "")[:200]))
         tool.end(end_time=max(start, end))
@@ -279,12 +281,11 @@ class TraceBuilder:
     def hand_over(self, pause: Mapping[str, Any], resumed: Mapping[str, Any] | None) -> None:
         number = pause.get("round")
         at = _ns(pause.get("ts")) or self.begin_ns
-        self.ids.span_id = span_id_of(self.run_id, f"hand_over {number}")
-        span = self.tracer.start_span(
+        span = self._child(
+            f"hand_over {number}",
             f"hand_over {pause.get('kind', '')}",
-            context=self.context,
-            start_time=at,
-            attributes={
+            at,
+            {
                 "handrail.round": number,
                 "handrail.hand_over.kind": str(pause.get("kind", "")),
                 "handrail.hand_over.url": str(pause.get("url", "")),

@@ -488,6 +488,9 @@ class RunEndRecord:
     run_id: str = ""
     spent: Mapping[str, Any] | None = None
     """A run with a budget: ``{"tokens", "cost_usd", "seconds", "limits"}`` at its end."""
+    har: Mapping[str, Any] | None = None
+    """``run --har``: ``{"file", "sha256", "entries"}`` of the run's ``network.har`` (``file``
+    relative to the log's folder), so ``verify`` covers the file too."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -502,6 +505,8 @@ class RunEndRecord:
         }
         if self.spent is not None:
             out["spent"] = dict(self.spent)
+        if self.har is not None:
+            out["har"] = dict(self.har)
         return out
 
     @classmethod
@@ -515,6 +520,45 @@ class RunEndRecord:
             _int(rec.get("exit_code")),
             _run_id(rec),
             _dict(rec.get("spent")),
+            _dict(rec.get("har")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RequestsRecord:
+    """``requests``: the requests the run's pages made that finished since the last such
+    record, written after the round ``round`` (0: before the first). Each entry names the
+    round it started in; ``pages`` are the documents tabs' main frames began loading.
+    The shapes are core/audit/har.py's (the short form: no headers, no bodies)."""
+
+    round: int | None
+    entries: tuple[Mapping[str, Any], ...] = ()
+    pages: tuple[Mapping[str, Any], ...] = ()
+    ts: str | None = None
+    run_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "requests",
+            "run_id": self.run_id,
+            "round": self.round,
+            "ts": self.ts,
+            "pages": [dict(p) for p in self.pages],
+            "entries": [dict(e) for e in self.entries],
+        }
+
+    @classmethod
+    def from_json(cls, rec: Mapping[str, Any]) -> RequestsRecord:
+        def dicts(value: object) -> tuple[Mapping[str, Any], ...]:
+            items = value if isinstance(value, list) else []
+            return tuple(item for item in items if isinstance(item, dict))
+
+        return cls(
+            _int(rec.get("round")),
+            dicts(rec.get("entries")),
+            dicts(rec.get("pages")),
+            _str(rec.get("ts")),
+            _run_id(rec),
         )
 
 
@@ -527,7 +571,15 @@ class OtherRecord:
     ts: str | None = None
 
 
-Record = RunStartRecord | IntentRecord | RoundRecord | PauseRecord | RunEndRecord | OtherRecord
+Record = (
+    RunStartRecord
+    | IntentRecord
+    | RoundRecord
+    | PauseRecord
+    | RunEndRecord
+    | RequestsRecord
+    | OtherRecord
+)
 
 
 def record_of(rec: Mapping[str, Any]) -> Record:
@@ -543,6 +595,8 @@ def record_of(rec: Mapping[str, Any]) -> Record:
             return PauseRecord.from_json(rec)
         case "run_end":
             return RunEndRecord.from_json(rec)
+        case "requests":
+            return RequestsRecord.from_json(rec)
         case kind:
             return OtherRecord(str(kind), _int(rec.get("round")), _str(rec.get("ts")))
 

@@ -19,7 +19,10 @@ incomplete  4    no ``run_end``, or a torn last line; the complete records befor
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,7 +120,60 @@ def verify(
                 "not_a_log", 0, "line 1 is binary (NUL bytes): this is not a handrail audit log", 1
             )
         f.seek(0)
-        return _Verifier(key).run(f)
+        verifier = _Verifier(key)
+        report = verifier.run(f)
+    if report.ok and verifier.har is not None:
+        return _check_har(path, verifier.har, report)
+    return report
+
+
+def _check_har(path: Path, har: dict[str, Any], report: VerifyReport) -> VerifyReport:
+    """The run's ``network.har`` (``run --har``) against the sha256 its ``run_end`` keeps:
+    a file that differs is ``broken``; a missing one is said, and the log still verifies.
+    Only a plain name inside the log's folder is opened (a log from elsewhere may name any
+    path), never through a link, and only a regular file."""
+    line = report.records  # run_end is the last record
+    if isinstance(har.get("missing"), str):
+        report.notes.append(f"the run's HAR file was not written: {har['missing']}")
+        return report
+    name, digest = har.get("file"), har.get("sha256")
+    parts = Path(name).parts if isinstance(name, str) else ()
+    if not parts or Path(str(name)).is_absolute() or ".." in parts or not isinstance(digest, str):
+        return VerifyReport(
+            "broken",
+            report.records,
+            f"line {line} (run_end) names its HAR file as {name!r}, which is not a file "
+            "in the log's folder: the record was made elsewhere",
+            line,
+            report.seal,
+            report.notes,
+        )
+    target = path.parent / str(name)
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        report.notes.append(f"the run's HAR file {target} is missing: it was not checked")
+        return report
+    except OSError as exc:
+        report.notes.append(f"the run's HAR file {target} cannot be read: {exc.strerror}")
+        return report
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            report.notes.append(f"the run's HAR file {target} is not a regular file: not checked")
+            return report
+        found = hashlib.file_digest(f, "sha256").hexdigest()
+    if found != digest:
+        return VerifyReport(
+            "broken",
+            report.records,
+            f"{target} does not match the sha256 run_end (line {line}) recorded for it: "
+            "the HAR file was changed after the run",
+            line,
+            report.seal,
+            report.notes,
+        )
+    report.notes.append(f"the run's HAR file {target.name} matches its sha256")
+    return report
 
 
 _SNIFF_BYTES = 4096
@@ -127,6 +183,7 @@ class _Verifier:
     def __init__(self, key: AuditKey | Literal["installation"] | None) -> None:
         self.explicit = isinstance(key, AuditKey)
         self.notes: list[str] = []
+        self.har: dict[str, Any] | None = None
         self.key: AuditKey | None = None
         self.key_problem: str | None = None
         if isinstance(key, AuditKey):
@@ -211,6 +268,8 @@ class _Verifier:
                         return broken(i, f"has a seal that does not match: it {why}")
             if record.get("type") == "run_end":
                 end_line = i
+                har = record.get("har")
+                self.har = har if isinstance(har, dict) else None
                 if sealed_log and (record.get("records") != seq or record.get("head") != head):
                     return broken(
                         i,

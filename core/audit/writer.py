@@ -142,6 +142,12 @@ class AuditWriter:
     def key_id(self) -> str:
         return self._key.key_id
 
+    def scrub(self, obj: Any) -> Any:
+        """``obj`` as :meth:`write` would keep it: reduced to JSON types, secrets scrubbed.
+        For what the run writes beside the log (its ``network.har``)."""
+        body = plain(obj)
+        return self._secrets.scrub_json(body) if self._secrets is not None else body
+
     def write(self, record: dict[str, Any]) -> dict[str, Any]:
         """Scrub, chain, seal and append one record; flushed and fsynced before returning.
 

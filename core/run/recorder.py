@@ -7,15 +7,17 @@ dataclasses replay reads back, so the log has one schema.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from core.actions import Action
 from core.audit.records import (
     ApprovalRecord,
     IntentRecord,
     PauseRecord,
+    RequestsRecord,
     RoundRecord,
     RunEndRecord,
     RunStartRecord,
@@ -59,6 +61,17 @@ class _Draft:
         return any(x is not None for x in (self.observed, self.model, self.parsed, self.intent))
 
 
+class NetworkTap(Protocol):
+    """What the recorder needs of core/run/netlog.py's NetworkLog."""
+
+    round: int
+    handover: bool
+
+    def take(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]: ...
+
+    def end(self) -> None: ...
+
+
 class AuditRecorder:
     """An event sink that turns agent events into the audit records of docs/architecture.md.
 
@@ -89,10 +102,19 @@ class AuditRecorder:
         self._sensitive_rounds: set[int] = set()
         self._sensitive_texts: set[str] = set()
         self._rounds_written = 0
+        self.network: NetworkTap | None = None
+        """The run's requests: written as a ``requests`` record after each round."""
+        self.finish_har: Callable[[], Mapping[str, Any] | None] | None = None
+        """``run --har``: writes the HAR file at the end; its entry goes into ``run_end``."""
 
     @property
     def writer(self) -> AuditWriter:
         return self._writer
+
+    def scrubbed(self, obj: Any) -> Any:
+        """``obj`` as a record of this log would carry it: secrets and redacted text out."""
+        obj = self._writer.scrub(obj)
+        return _redact_texts(obj, self._sensitive_texts) if self._sensitive_texts else obj
 
     def mark_sensitive(self, round: int) -> None:
         """Redact the text typed in ``round`` (see the class doc). Call before its intent."""
@@ -108,6 +130,9 @@ class AuditRecorder:
             case RunStarted():
                 self._write(self._run_start(event).to_json())
             case RoundStarted():
+                self._write_requests()
+                if self.network is not None:
+                    self.network.round = event.round
                 self._draft(event.round)
             case Observed():
                 self._draft(event.round).observed = event
@@ -137,6 +162,7 @@ class AuditRecorder:
                 found = self._drafts.pop(event.round, None)
                 draft = found if found is not None else self._new_draft(event.round)
                 self._write_round(draft, event)
+                self._write_requests()
             case HumanNeeded():
                 req = event.request
                 pause = PauseRecord.pause(
@@ -144,14 +170,19 @@ class AuditRecorder:
                     ts=_now_iso(), run_id=self._writer.run_id,
                 )  # fmt: skip
                 self._write(pause.to_json())
+                if self.network is not None:
+                    self.network.handover = True
             case HumanReturned():
+                if self.network is not None:
+                    self.network.handover = False
                 back = PauseRecord.resume(
                     event.round, event.response, ts=_now_iso(), run_id=self._writer.run_id
                 )
                 self._write(back.to_json())
             case RunFinished():
                 self.flush_pending()
-                self._write(self._run_end(event).to_json())
+                har = self._end_network()
+                self._write(self._run_end(event, har).to_json())
                 self._writer.close()
             case _:
                 pass  # ApprovalNeeded: the decision (ApprovalGiven) is what the log keeps.
@@ -168,6 +199,30 @@ class AuditRecorder:
                 self._write_round(draft, None)
 
     # -- internals --
+
+    def _write_requests(self) -> None:
+        if self.network is None:
+            return
+        pages, entries = self.network.take()
+        if pages or entries:
+            record = RequestsRecord(
+                self.network.round, tuple(entries), tuple(pages), _now_iso(), self._writer.run_id
+            )
+            self._write(record.to_json())
+
+    def _end_network(self) -> Mapping[str, Any] | None:
+        """The last requests, and the HAR file's entry for ``run_end`` (``run --har``)."""
+        if self.network is None:
+            return None
+        self.network.end()
+        self._write_requests()
+        self.network = None
+        if self.finish_har is None:
+            return None
+        try:
+            return self.finish_har()
+        except OSError as exc:
+            return {"missing": f"network.har could not be written: {exc.strerror or exc}"}
 
     def _new_draft(self, rnd: int) -> _Draft:
         return _Draft(
@@ -221,7 +276,7 @@ class AuditRecorder:
             trace_id=trace_hex(self._writer.run_id),
         )
 
-    def _run_end(self, event: RunFinished) -> RunEndRecord:
+    def _run_end(self, event: RunFinished, har: Mapping[str, Any] | None) -> RunEndRecord:
         return RunEndRecord(
             outcome=event.outcome,
             answer=event.answer,
@@ -231,6 +286,7 @@ class AuditRecorder:
             exit_code=event.exit_code,
             run_id=self._writer.run_id,
             spent=event.spent,
+            har=har,
         )
 
     def _write_round(self, draft: _Draft, done: ActionDone | None) -> None:

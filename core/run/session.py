@@ -53,6 +53,7 @@ from core.run.budget import BudgetKeeper
 from core.run.events import EventSink, RunFinished, Supervisor
 from core.run.live import LiveRun, LiveSupervisor, local_holder, wait_for_attach
 from core.run.live_trace import LiveTrace
+from core.run.netlog import HarContent, NetworkLog
 from core.run.permissions import PermissionStore, store_name
 from core.run.phases import first_phase, launches_browser
 from core.run.recorder import AuditRecorder
@@ -115,6 +116,11 @@ class RunSettings:
     otlp: str | None = None
     """``--otlp URL`` (or ``OTEL_EXPORTER_OTLP_ENDPOINT``): send the run's spans to this
     OTLP/HTTP collector while it runs (core/run/live_trace.py)."""
+    har: bool = False
+    """``--har``: write ``network.har`` (headers too) in the run folder; its sha256 goes into
+    ``run_end``. The log records the requests either way (core/run/netlog.py)."""
+    har_content: HarContent = "omit"
+    """``--har-content embed``: the HAR file keeps request and response bodies."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def network_mode(self) -> NetworkMode:
@@ -125,7 +131,7 @@ class RunSettings:
 
     def public(self) -> dict[str, object]:
         """The settings as written to the audit log (secret names, never values)."""
-        return {
+        out: dict[str, object] = {
             "start_url": self.start_url,
             "model": self.model_spec,
             "base_url": self.base_url,
@@ -153,6 +159,9 @@ class RunSettings:
             "upload_dir": str(self.upload_dir) if self.upload_dir else None,
             "screenshots": self.screenshots,
         }
+        if self.har:
+            out["har"] = self.har_content
+        return out
 
 
 @dataclass(slots=True)
@@ -500,6 +509,7 @@ async def run_session(
     # The marks are for a person watching the window; a headless run has none.
     badge = None if browser.headless else Badge(browser)
     live: LiveRun | None = None
+    netlog: NetworkLog | None = None
     try:
         page = Page(
             browser,
@@ -513,6 +523,17 @@ async def run_session(
         await guard.install()
         # After the guard: its hooks on child targets must run before any child does.
         await follow_frames(browser)
+        netlog = NetworkLog(
+            browser,
+            guard,
+            scrub=recorder.scrubbed,
+            keep_full=settings.har,
+            content=settings.har_content,
+        )
+        await netlog.install()
+        recorder.network = netlog
+        if settings.har:
+            recorder.finish_har = lambda: netlog.write_har(run_dir)
         if settings.start_url:
             # The person's own step: opened before the first round, not gated.
             result = await page.navigate(settings.start_url)
@@ -579,6 +600,8 @@ async def run_session(
         )
         return await agent.run()
     finally:
+        if netlog is not None:
+            netlog.close()
         if live is not None:
             await live.close()
         if badge is not None:

@@ -1,4 +1,5 @@
-"""``handrail export LOG``: a run's log as OpenTelemetry spans (core/audit/otel.py)."""
+"""``handrail export LOG``: a run's log as OpenTelemetry spans (core/audit/otel.py) or as
+HAR 1.2 of what its pages fetched (core/audit/har.py)."""
 
 from __future__ import annotations
 
@@ -22,19 +23,26 @@ Message contents are included only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSA
 and then as the log keeps them (secrets scrubbed). OTEL_SEMCONV_STABILITY_OPT_IN=
 gen_ai_latest_experimental names the provider gen_ai.provider.name (else gen_ai.system).
 The protocol is OTEL_EXPORTER_OTLP_PROTOCOL's: http/protobuf (default) or http/json.
+
+--har writes HAR 1.2 of every request the run's pages, frames and workers made, as the log
+recorded them: each entry with its page, its round (_handrail.round) and what the network
+guard did (_handrail.guard: allowed, blocked or not checked). The log keeps no headers and
+no bodies; a run started with --har also wrote its own network.har, with headers (and, with
+--har-content embed, bodies), in its run folder.
 """
 EPILOG = """\
 examples:
   docker run -p 4318:4318 -p 16686:16686 jaegertracing/jaeger   # then:
   handrail export audit_logs/RUN.jsonl --otlp http://127.0.0.1:4318
   handrail export audit_logs/RUN.jsonl --otel-json run.otlp.json
+  handrail export audit_logs/RUN.jsonl --har run.har      # open in DevTools' Network tab
 """
 
 
 def add_export_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
-        help="a run's log as OpenTelemetry spans (OTLP), for a tracing backend",
+        help="a run's log as OpenTelemetry spans (OTLP) or HAR, for the tools teams use",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -49,6 +57,9 @@ def add_export_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--otel-json", type=Path, metavar="FILE", help="write the spans to FILE as OTLP JSON"
     )
+    p.add_argument(
+        "--har", type=Path, metavar="FILE", help="write the requests the pages made as HAR 1.2"
+    )
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -60,13 +71,17 @@ def run_export(args: argparse.Namespace) -> int:
         if args.otel_json is None
         else None
     )
-    if not endpoint and args.otel_json is None:
-        say("give --otlp URL or --otel-json FILE (or set OTEL_EXPORTER_OTLP_ENDPOINT)")
+    if not endpoint and args.otel_json is None and args.har is None:
+        say("give --otlp URL, --otel-json FILE or --har FILE (or set OTEL_EXPORTER_OTLP_ENDPOINT)")
         return EXIT_USAGE
     report = verify(args.log)
     if not report.ok:
         say(f"{args.log} is not a verifiable audit log: {report.first_break or report.status}")
         return EXIT_USAGE
+    if args.har is not None:
+        done = export_har(args.log, args.har)
+        if done or (args.otel_json is None and not endpoint):
+            return done
     from core.audit.otel import ExportError, otlp_json, send_otlp, spans_of_log
 
     spans = spans_of_log(read_log(args.log).records)
@@ -88,6 +103,39 @@ def run_export(args: argparse.Namespace) -> int:
             say(str(exc))
             return 1
         print(visible(f"{len(spans)} spans of trace {trace} sent to {endpoint}"))
+    return 0
+
+
+def export_har(log: Path, out: Path) -> int:
+    """Write the HAR of ``log`` (verified already) to ``out``; 0, or 1 when it cannot."""
+    from core.audit import read_log
+    from core.audit.har import handrail_version, har_log
+    from core.audit.records import RequestsRecord, RunStartRecord, record_of
+
+    pages: list[dict[str, object]] = []
+    entries: list[dict[str, object]] = []
+    run_id = ""
+    for raw in read_log(log).records:
+        record = record_of(raw)
+        if isinstance(record, RunStartRecord):
+            run_id = record.run_id
+        elif isinstance(record, RequestsRecord):
+            pages += [dict(p) for p in record.pages]
+            entries += [dict(e) for e in record.entries]
+    comment = f"run {run_id} of handrail, from its audit log {log.name} (no headers or bodies)"
+    doc = har_log(pages, entries, version=handrail_version(), comment=comment)
+    try:
+        out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        say(f"cannot write {out}: {exc.strerror or exc}")
+        return 1
+    blocked = sum(1 for e in entries if e.get("guard") == "blocked")
+    print(
+        visible(
+            f"{len(entries)} requests on {len(pages)} pages ({blocked} blocked by the guard) "
+            f"written to {out}"
+        )
+    )
     return 0
 
 

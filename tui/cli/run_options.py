@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from core.guard.policy import ApproveMode
+    from core.run.netlog import HarContent
     from core.run.session import RunSettings
 
 
@@ -84,6 +85,19 @@ def add_run_options(
         metavar="URL",
         help="send the run's OpenTelemetry spans to this OTLP/HTTP collector as it runs "
         "(default: $OTEL_EXPORTER_OTLP_ENDPOINT when set; `handrail export --help`)",
+    )
+    p.add_argument(
+        "--har",
+        action="store_true",
+        help="also write the requests the pages made, with their headers, as HAR 1.2 "
+        "(network.har in the run folder; run_end keeps its sha256, so verify covers it)",
+    )
+    p.add_argument(
+        "--har-content",
+        choices=("omit", "embed"),
+        default=None,
+        help="bodies in network.har: omit (default) or embed (implies --har; secrets "
+        "scrubbed; nothing sent or received during a hand-over)",
     )
     p.add_argument(
         "--no-screenshots",
@@ -249,6 +263,8 @@ def settings_from_args(
         action_timeout=args.action_timeout,
         console_log=args.no_tui,
         screenshots=not args.no_screenshots,
+        har=bool(getattr(args, "har", False) or getattr(args, "har_content", None) == "embed"),
+        har_content=cast("HarContent", getattr(args, "har_content", None) or "omit"),
         otlp=getattr(args, "otlp", None)
         or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
         or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")

@@ -36,6 +36,7 @@ from core.audit.records import (
     IntentRecord,
     OtherRecord,
     PauseRecord,
+    RequestsRecord,
     RoundRecord,
     RunEndRecord,
     RunStartRecord,
@@ -154,6 +155,19 @@ def entry_for(line: int, item: dict[str, Any] | LogProblem) -> ReplayEntry:
                 TimelineRow("", label, _END_MEANING.get(record.outcome, "error")),
                 ts=record.ts,
                 search=_text(label, record.reason),
+            )
+        case RequestsRecord():
+            blocked = sum(1 for e in record.entries if e.get("guard") == "blocked")
+            label = f"network: {len(record.entries)} requests" + (
+                f", {blocked} blocked by the guard" if blocked else ""
+            )
+            return ReplayEntry(
+                "other",
+                line,
+                TimelineRow(str(record.round or ""), label, "skipped"),
+                record.round,
+                ts=record.ts,
+                search=_text(label, *(str(e.get("url", "")) for e in record.entries)),
             )
         case OtherRecord():
             return ReplayEntry(

@@ -1,13 +1,15 @@
 """How long ``handrail export`` takes on a long run: a sealed log of 5,000 rounds (issue 29's
 goal: under 10 s), written here with core's own writer, each round shaped as a real one
-(a digest of ~4 KB, a model reply with a tool call, an approval by rule, a result, usage).
+(a digest of ~4 KB, a model reply with a tool call, an approval by rule, a result, usage),
+followed by the ``requests`` record of the 12 requests its page made.
 
     .venv/bin/python bench/bench_export.py [--rounds 5000] [--runs 3]
 
-Three figures, each the median of ``--runs`` runs of the command in a new process (what a
+Four figures, each the median of ``--runs`` runs of the command in a new process (what a
 person waits for): ``verify`` (the export verifies the log first, so its floor), ``export
---otel-json`` (verify, read, build the spans with the SDK, encode OTLP JSON, write) and
-``diff`` of the log against itself.
+--otel-json`` (verify, read, build the spans with the SDK, encode OTLP JSON, write),
+``export --har`` (verify, read, HAR 1.2 of the 60,000 requests, write) and ``diff`` of the
+log against itself.
 
 2026-12-07 08:18 UTC, this 2-core machine, load 3.0 (a CI run had just ended), 5,000 rounds
 (30.9 MB), median of 3: verify 0.29 s, export --otel-json 3.32 s (goal: under 10 s),
@@ -64,6 +66,20 @@ def write_log(path: Path, rounds: int) -> None:
                 "timing_ms": {"observe": 40.0, "model": 900.0, "action": 120.0, "round": 1060.0},
                 "usage": {"input_tokens": 3000, "output_tokens": 60},
             })  # fmt: skip
+            writer.write({
+                "type": "requests", "run_id": "bench-export", "round": n, "ts": ts,
+                "pages": [{"id": f"page_{n}", "round": n, "start": ts,
+                           "url": f"http://127.0.0.1:8000/search?page={n}"}],
+                "entries": [{"round": n, "page": f"page_{n}", "method": "GET",
+                             "url": f"http://127.0.0.1:8000/static/part-{i}.js?v={n}",
+                             "type": "Script", "start": ts, "status": 200,
+                             "status_text": "OK", "http": "http/1.1",
+                             "mime": "text/javascript", "ip": "127.0.0.1", "time_ms": 12.5,
+                             "timings": {"blocked": 1.0, "dns": -1, "connect": -1, "ssl": -1,
+                                         "send": 0.2, "wait": 9.1, "receive": 2.2},
+                             "size": 2100, "body_size": 1900, "guard": "allowed"}
+                            for i in range(12)],
+            })  # fmt: skip
         writer.write({"type": "run_end", "run_id": "bench-export", "outcome": "success",
                       "ts": "2026-12-07T12:00:00.000Z", "exit_code": 0})  # fmt: skip
 
@@ -95,6 +111,8 @@ def main() -> None:
         print(f"  verify               {timed([*handrail, 'verify', str(log)], args.runs):6.2f} s")
         export = [*handrail, "export", str(log), "--otel-json", str(out)]
         print(f"  export --otel-json   {timed(export, args.runs):6.2f} s")
+        har = [*handrail, "export", str(log), "--har", str(Path(folder) / "long.har")]
+        print(f"  export --har         {timed(har, args.runs):6.2f} s")
         print(
             f"  diff (itself)        {timed([*handrail, 'diff', str(log), str(log)], args.runs):6.2f} s"
         )

@@ -99,8 +99,9 @@ def _text(*parts: Any) -> str:
     )[:4000].lower()
 
 
-def entry_for(line: int, item: dict[str, Any] | LogProblem) -> ReplayEntry:
-    """The timeline entry for one log line (a record or the problem with it)."""
+def entry_for(line: int, item: dict[str, Any] | LogProblem) -> ReplayEntry | None:
+    """The timeline entry for one log line (a record or the problem with it); None for a
+    line the timeline does not list (a ``requests`` record)."""
     if isinstance(item, LogProblem):
         label = f"{item.describe()}: {item.text}"
         return ReplayEntry(
@@ -157,18 +158,8 @@ def entry_for(line: int, item: dict[str, Any] | LogProblem) -> ReplayEntry:
                 search=_text(label, record.reason),
             )
         case RequestsRecord():
-            blocked = sum(1 for e in record.entries if e.get("guard") == "blocked")
-            label = f"network: {len(record.entries)} requests" + (
-                f", {blocked} blocked by the guard" if blocked else ""
-            )
-            return ReplayEntry(
-                "other",
-                line,
-                TimelineRow(str(record.round or ""), label, "skipped"),
-                record.round,
-                ts=record.ts,
-                search=_text(label, *(str(e.get("url", "")) for e in record.entries)),
-            )
+            # Not a step: what the pages fetched goes to `handrail export --har`.
+            return None
         case OtherRecord():
             return ReplayEntry(
                 "other",
@@ -528,7 +519,10 @@ class ReplayScreen(RoundsScreen):
                             # An intent and its own round record are one round: keep the round.
                             del entries[paired]
                             pending = min(pending, paired)
-                    entries.append(entry_for(line, item))
+                    entry = entry_for(line, item)
+                    if entry is None:
+                        continue
+                    entries.append(entry)
                     if not posted and entries[-1].kind == "round":
                         # The first round goes on screen now, not after the rest of the
                         # first batch (which may hold megabytes of later rounds).

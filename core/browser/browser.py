@@ -29,6 +29,7 @@ from core.browser.find import (
     find_chrome,
     read_devtools_active_port,
     resolve_cdp_url,
+    shown_endpoint,
     standard_profile_dirs,
 )
 from core.browser.launch import Launched, LaunchOptions, kill_process, start_chrome, stop_process
@@ -212,7 +213,7 @@ class Browser:
     def describe(self) -> str:
         if self.kind == "launch":
             return f"launched, {'headless' if self.headless else 'headed'}"
-        return f"connected to {self._source or self.ws_url}"
+        return f"connected to {shown_endpoint(self._source or self.ws_url)}"
 
     # -- tabs --------------------------------------------------------------------------
 

@@ -118,6 +118,16 @@ def _http_get_json(url: str, timeout: float) -> Any:
         return json.loads(response.read().decode())
 
 
+def shown_endpoint(url: str) -> str:
+    """A browser endpoint as it may be printed or logged: a query (a grid's ``?token=``)
+    and user info are credentials, shown as ``…``."""
+    base, mark, _query = url.partition("?")
+    scheme, sep, rest = base.partition("://")
+    if sep and "@" in rest.split("/", 1)[0]:
+        base = f"{scheme}://…@{rest.split('@', 1)[1]}"
+    return base + ("?…" if mark else "")
+
+
 async def resolve_cdp_url(cdp_url: str, *, timeout: float = 10.0) -> str:
     """Turn ``--cdp-url`` into a browser websocket URL (``http(s)://`` asks ``/json/version``)."""
     parsed = urllib.parse.urlparse(cdp_url)

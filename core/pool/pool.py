@@ -15,8 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +32,7 @@ import structlog
 
 from core.browser.browser import Browser
 from core.browser.errors import BrowserError, PopupRefused
+from core.browser.find import shown_endpoint
 from core.cdp import CDPConnection, CDPError
 from core.pool import owner
 from core.pool.detached import (
@@ -66,7 +74,7 @@ class PoolStatus:
     def public(self) -> dict[str, object]:
         return {
             "name": self.info.name,
-            "endpoint": self.info.endpoint,
+            "endpoint": shown_endpoint(self.info.endpoint),
             "kind": self.info.kind,
             "browser_alive": self.browser_alive,
             "slots": [
@@ -86,10 +94,32 @@ def resume_command(name: str, slot: SlotInfo, program: str = "handrail") -> str 
 
 
 def browser_alive(info: PoolInfo) -> bool:
-    """Whether a launched pool's browser process still runs (adopted ones: assumed)."""
+    """Whether a launched pool's browser process (a grid's keeper) still runs (adopted
+    browsers: assumed; a grid's endpoints are checked one by one, :func:`endpoint_answers`)."""
+    if info.kind == "grid":
+        return info.browser_pid is None or owner.alive(info.browser_pid, info.browser_started)
     if info.kind != "launch":
         return True
     return owner.alive(info.browser_pid, info.browser_started)
+
+
+async def check_endpoints(name: str) -> dict[str, bool]:
+    """A grid pool's endpoints, each with whether it answers now; the slots of one that
+    does not are marked lost (running ones stay their runs'). Other pools: {}."""
+    state = PoolState.open(name)
+    try:
+        if state.info().kind != "grid":
+            return {}
+        endpoints = state.endpoints()
+        health = dict(
+            zip(endpoints, await asyncio.gather(*map(endpoint_answers, endpoints)), strict=True)
+        )
+        for endpoint, up in health.items():
+            if not up:
+                state.lose(endpoint, "did not answer when the pool was checked")
+        return health
+    finally:
+        state.close()
 
 
 def status(name: str) -> PoolStatus:
@@ -115,19 +145,17 @@ async def start(
     cdp_url: str | None = None,
     connect: bool = False,
     executable: str | None = None,
+    endpoints: Sequence[str] = (),
 ) -> PoolInfo:
     """Start (or adopt) the pool's browser and make exactly ``slots`` blank background
-    tabs in it. Raises :class:`PoolError` / BrowserError with what to do."""
+    tabs in it; with ``endpoints`` (a grid: browsers elsewhere), ``slots`` tabs in each.
+    Raises :class:`PoolError` / BrowserError with what to do."""
     if not 1 <= slots <= 64:
         raise PoolError(f"--slots must be between 1 and 64 (got {slots})")
+    if endpoints:
+        return await _start_grid(name, endpoints, slots)
     folder = pool_dir(name)
-    with contextlib.suppress(PoolMissing):
-        existing = status(name)
-        if existing.browser_alive:
-            raise PoolError(
-                f"the pool {name!r} is already running at {existing.info.endpoint}; "
-                f"`handrail pool stop --name {name}` first, or pick another --name"
-            )
+    _refuse_running(name)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     if cdp_url is not None or connect:
         started = await adopt(cdp_url)
@@ -163,6 +191,187 @@ async def start(
     )
     PoolState.create(info, tabs).close()
     return info
+
+
+async def _start_grid(name: str, endpoints: Sequence[str], per_endpoint: int) -> PoolInfo:
+    """A pool over browsers elsewhere (a grid's endpoints, or Chromes on other hosts):
+    ``per_endpoint`` slots in each, every one in a browser context of its own, in a window
+    of its own. An endpoint that cannot be reached stops the start (nothing is kept)."""
+    if len(set(endpoints)) != len(endpoints):
+        raise PoolError("the same --endpoint is given twice")
+    _refuse_running(name)
+    folder = pool_dir(name)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    made: list[tuple[str, str, str]] = []
+    opened: list[CDPConnection] = []
+    kept: list[str] = []
+    keeper: subprocess.Popen[bytes] | None = None
+    try:
+        for given in endpoints:
+            service = is_service(given)
+            started = (
+                Started(kind="grid", endpoint=with_query(given, timeout="0"), source=given)
+                if service
+                else await adopt(given)
+            )
+            try:
+                conn = await CDPConnection.open(started.endpoint)
+            except CDPError as exc:
+                raise BrowserError(
+                    f"could not reach the endpoint {shown_endpoint(given)}: {exc}"
+                ) from exc
+            opened.append(conn)
+            tabs = await _make_slots(conn, started, per_endpoint)
+            endpoint = started.endpoint
+            if service:
+                # The service closes this browser with its last client: the keeper becomes
+                # one, on the browser's own address, before this connection closes.
+                endpoint = await service_browser_url(given, [t for t, _c in tabs])
+                kept.append(endpoint)
+            made += [(target, context, endpoint) for target, context in tabs]
+        if kept:
+            keeper = await start_keeper(folder, kept)
+    except BaseException:
+        await _undo_slots(made, opened)
+        raise
+    finally:
+        for conn in opened:
+            await conn.close()
+    info = PoolInfo(
+        name=name,
+        kind="grid",
+        endpoint=made[0][2],
+        source=", ".join(shown_endpoint(e) for e in endpoints),
+        browser_pid=keeper.pid if keeper is not None else None,
+        browser_started=owner.start_time(keeper.pid) if keeper is not None else None,
+        created_at=time.time(),
+    )
+    PoolState.create(info, made).close()
+    return info
+
+
+async def _undo_slots(
+    made: Sequence[tuple[str, str, str]], opened: Sequence[CDPConnection]
+) -> None:
+    """Take back the slots a failed grid start made: their contexts, over the connections
+    that made them (a service's browser closes with them anyway)."""
+    contexts = [context for _t, context, _e in made]
+    for conn in opened:
+        if not conn.closed:
+            for context in contexts:
+                with contextlib.suppress(CDPError):
+                    await conn.send("Target.disposeBrowserContext", {"browserContextId": context})
+
+
+def is_service(endpoint: str) -> bool:
+    """Whether ``endpoint`` is a browser service's (browserless): it names a ``token``. Such
+    a service launches a browser per connection and closes it with its last client."""
+    return "token" in urllib.parse.parse_qs(urllib.parse.urlsplit(endpoint).query)
+
+
+def with_query(url: str, **params: str) -> str:
+    """``url`` with ``params`` added to (or replacing those in) its query."""
+    parts = urllib.parse.urlsplit(url)
+    query = dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True)) | params
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
+async def service_browser_url(endpoint: str, targets: Sequence[str]) -> str:
+    """The address of the service's browser that holds ``targets`` (browserless's
+    ``/devtools/browser/<id>``), found in its ``/sessions``. Raises BrowserError."""
+    parts = urllib.parse.urlsplit(endpoint)
+    scheme = "https" if parts.scheme == "wss" else "http"
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    listing = urllib.parse.urlunsplit(
+        (scheme, parts.netloc, "/sessions", urllib.parse.urlencode({"token": token}), "")
+    )
+    # The service lists a new target a moment after it exists: asked again until then.
+    deadline = time.monotonic() + 20.0
+    while True:
+        try:
+            sessions = await asyncio.to_thread(_get_json, listing)
+        except (OSError, ValueError) as exc:
+            raise BrowserError(
+                f"{shown_endpoint(endpoint)} did not list its sessions: {exc}"
+            ) from exc
+        found = _browser_of(sessions, set(targets))
+        if found is not None:
+            path = f"/devtools/browser/{urllib.parse.quote(found, safe='')}"
+            query = urllib.parse.urlencode({"token": token, "timeout": "0"})
+            return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, query, ""))
+        if time.monotonic() > deadline:
+            raise BrowserError(
+                f"{shown_endpoint(endpoint)} does not list the browser the pool's slots were "
+                "made in"
+            )
+        await asyncio.sleep(0.1)
+
+
+def _browser_of(sessions: object, wanted: set[str]) -> str | None:
+    """The id of the browser ``/sessions`` lists with one of the ``wanted`` targets."""
+    for session in sessions if isinstance(sessions, list) else []:
+        if not isinstance(session, dict):
+            continue
+        # One entry per target (its ``id``), each naming its browser; older versions list
+        # a browser's pages under ``pages``.
+        listed = session.get("pages")
+        pages = listed if isinstance(listed, list) else []
+        ids = {str(p.get("id") or p.get("targetId")) for p in pages if isinstance(p, dict)}
+        ids.add(str(session.get("id") or session.get("targetId")))
+        browser_id = session.get("browserId")
+        if ids & wanted and isinstance(browser_id, str) and browser_id:
+            return browser_id
+    return None
+
+
+def _get_json(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.loads(answer.read(4_000_000))
+
+
+def _spawn_keeper(folder: Path, endpoints: Sequence[str]) -> subprocess.Popen[bytes]:
+    """The keeper in a session of its own (it outlives ``pool start``), told its endpoints
+    on stdin (they carry the service's token), logging to ``folder/keeper.log``."""
+    with open(folder / "keeper.log", "ab") as log_file:
+        keeper = subprocess.Popen(
+            [sys.executable, "-m", "core.pool.keeper"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            start_new_session=True,
+        )
+    assert keeper.stdin is not None
+    keeper.stdin.write((json.dumps(list(endpoints)) + "\n").encode())
+    keeper.stdin.close()
+    return keeper
+
+
+async def start_keeper(folder: Path, endpoints: Sequence[str]) -> subprocess.Popen[bytes]:
+    """Start the grid keeper (core/pool/keeper.py), detached, holding ``endpoints``; return
+    once it holds them all. Raises BrowserError with what it said."""
+    keeper = _spawn_keeper(folder, endpoints)
+    assert keeper.stdout is not None
+    try:
+        line = await asyncio.wait_for(asyncio.to_thread(keeper.stdout.readline), 60)
+    except TimeoutError:
+        line = b"it did not answer within 60 s"
+    said = line.decode(errors="replace").strip()
+    if said != "ready":
+        kill_group(keeper.pid)
+        raise BrowserError(
+            f"the grid keeper could not hold the pool's browsers: {said or 'it ended'}"
+        )
+    return keeper
+
+
+def _refuse_running(name: str) -> None:
+    with contextlib.suppress(PoolMissing):
+        existing = status(name)
+        if existing.browser_alive:
+            raise PoolError(
+                f"the pool {name!r} is already running at {shown_endpoint(existing.info.endpoint)}; "
+                f"`handrail pool stop --name {name}` first, or pick another --name"
+            )
 
 
 async def _make_slots(conn: CDPConnection, started: Started, count: int) -> list[tuple[str, str]]:
@@ -262,7 +471,7 @@ async def show(name: str, slot: int) -> SlotInfo:
     that does). Raises :class:`PoolError`."""
     current = status(name)
     chosen = _slot(current, slot)
-    conn = await _connect(current.info)
+    conn = await _connect(current.info, chosen.endpoint)
     try:
         await conn.send("Target.activateTarget", {"targetId": chosen.target_id})
         attached = await conn.send(
@@ -289,7 +498,7 @@ async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
         info = state.info()
         current = state.slots()
         if slots is None:
-            chosen = [s for s in current if s.state == "completed"]
+            chosen = [s for s in current if s.state in ("completed", "lost")]
         else:
             chosen = [_slot(PoolStatus(info, True, tuple(current)), n) for n in slots]
         running = [s for s in chosen if s.state == "running"]
@@ -301,14 +510,17 @@ async def clear(name: str, slots: Sequence[int] | None) -> list[int]:
             )
         if not chosen:
             return []
-        conn = await _connect(info)
-        try:
-            for s in chosen:
-                await renew(conn, state, s.slot, s.target_id, s.context_id)
-                target_id, context_id = await fresh_slot(conn, new_window=info.kind != "launch")
-                state.clear(s.slot, target_id, context_id)
-        finally:
-            await conn.close()
+        for endpoint in dict.fromkeys(s.endpoint for s in chosen):
+            conn = await _connect(info, endpoint)
+            try:
+                for s in chosen:
+                    if s.endpoint != endpoint:
+                        continue
+                    await renew(conn, state, s.slot, s.target_id, s.context_id)
+                    target_id, context_id = await fresh_slot(conn, new_window=info.kind != "launch")
+                    state.clear(s.slot, target_id, context_id)
+            finally:
+                await conn.close()
         return [s.slot for s in chosen]
     finally:
         state.close()
@@ -320,7 +532,8 @@ async def stop(name: str, *, force: bool = False) -> PoolInfo:
     state = PoolState.open(name)
     try:
         info = state.info()
-        running = [s for s in state.slots() if s.state == "running"]
+        every = state.slots()
+        running = [s for s in every if s.state == "running"]
         contexts = [*state.contexts(), *filter(None, [info.context_id])]
     finally:
         state.close()
@@ -331,7 +544,9 @@ async def stop(name: str, *, force: bool = False) -> PoolInfo:
             "to end, or `handrail pool stop --force` to stop them with the browser"
         )
     alive = browser_alive(info)
-    if alive:
+    if info.kind == "grid":
+        await _close_grid_slots(info, every)
+    elif alive:
         with contextlib.suppress(CDPError, BrowserError):
             conn = await _connect(info)
             try:
@@ -343,7 +558,11 @@ async def stop(name: str, *, force: bool = False) -> PoolInfo:
                         await dispose_context(conn, context_id)
             finally:
                 await conn.close()
-    pid = info.browser_pid if info.kind == "launch" else None
+    if info.kind == "grid" and info.browser_pid is not None and alive:
+        # The keeper: SIGTERM closes its connections (a service then closes its browsers).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(info.browser_pid, signal.SIGTERM)
+    pid = info.browser_pid if info.kind in ("launch", "grid") else None
     if pid is not None and not await wait_gone(pid, info.browser_started, 10.0):
         kill_group(pid)
         await wait_gone(pid, info.browser_started, 5.0)
@@ -356,6 +575,24 @@ async def stop(name: str, *, force: bool = False) -> PoolInfo:
     return info
 
 
+async def _close_grid_slots(info: PoolInfo, slots: Sequence[SlotInfo]) -> None:
+    """Dispose every slot's browser context on its own endpoint (one that does not answer
+    is passed over: its browser is gone, or not ours to reach)."""
+    for endpoint in dict.fromkeys(s.endpoint for s in slots):
+        try:
+            conn = await CDPConnection.open(endpoint, timeout=5)
+        except (CDPError, OSError):
+            log.warning("pool.endpoint_not_reached", endpoint=shown_endpoint(endpoint))
+            continue
+        try:
+            for context_id in dict.fromkeys(
+                s.context_id for s in slots if s.endpoint == endpoint and s.context_id
+            ):
+                await dispose_context(conn, context_id)
+        finally:
+            await conn.close()
+
+
 def _slot(current: PoolStatus, slot: int) -> SlotInfo:
     for s in current.slots:
         if s.slot == slot:
@@ -365,7 +602,18 @@ def _slot(current: PoolStatus, slot: int) -> SlotInfo:
     )
 
 
-async def _connect(info: PoolInfo) -> CDPConnection:
+async def _connect(info: PoolInfo, endpoint: str | None = None) -> CDPConnection:
+    """A connection to the pool's browser, or to the grid browser at ``endpoint``."""
+    where = endpoint or info.endpoint
+    if info.kind == "grid":
+        try:
+            return await CDPConnection.open(where, timeout=10)
+        except (CDPError, OSError) as exc:
+            raise PoolError(
+                f"the browser at {shown_endpoint(where)} does not answer ({exc}); its slots "
+                f"are lost until it is back (then `handrail pool clear --completed --name "
+                f"{info.name}` gives them new tabs)"
+            ) from exc
     if not browser_alive(info):
         raise PoolError(
             f"the pool {info.name!r}'s browser is not running; `handrail pool stop --name "
@@ -403,6 +651,8 @@ class PoolRun:
         self.context_id: str | None = None
         """The browser context of this run's first tab: its other tabs open in it too (one
         run's tabs share a login, as one browser's do; other runs never see it)."""
+        self.endpoint: str | None = None
+        """The browser this run's slots are in (a grid has several; one run, one browser)."""
         self._first: Claim | None = None
 
     def claim_first(self) -> Claim:
@@ -420,9 +670,24 @@ class PoolRun:
         self.state.set_audit_path(self.run_id, str(path))
 
     async def open(self) -> Browser:
-        """Connect to the pool's browser and attach to the first claimed slot only."""
+        """Connect to the claimed slot's browser and attach to that slot only. On a grid,
+        a browser that does not answer has its slots marked lost and the run claims a slot
+        on another one (until none is left: :class:`PoolFull`)."""
         claim = self._first or self.claim_first()
-        browser = await Browser.connect(self.info.endpoint)
+        while True:
+            endpoint = claim.endpoint or self.info.endpoint
+            try:
+                browser = await Browser.connect(endpoint)
+                break
+            except (BrowserError, CDPError, OSError) as exc:
+                if self.info.kind != "grid":
+                    raise
+                reason = f"did not answer when run {self.run_id} claimed slot {claim.slot}"
+                log.warning("pool.endpoint_lost", endpoint=shown_endpoint(endpoint), error=str(exc))
+                self.state.finish(self.run_id, lost=reason)
+                self.state.lose(endpoint, reason)
+                claim = self._first = self.state.claim(self.run_id, task=self.task)
+        self.endpoint = endpoint
         browser.slots = self
         try:
             target_id = await self._ready(browser.connection, claim)
@@ -477,7 +742,7 @@ class PoolRun:
     async def new_target(self, browser: Browser) -> str:
         """Another slot for this run (its tab was closed): raises BrowserError when full."""
         try:
-            claim = self.state.claim(self.run_id, task=self.task)
+            claim = self.state.claim(self.run_id, task=self.task, endpoint=self.endpoint)
         except PoolFull as exc:
             raise BrowserError(f"{exc}; no other tab can be opened for this run") from exc
         return await self._ready(browser.connection, claim)
@@ -487,7 +752,7 @@ class PoolRun:
         the place of a claimed slot's tab, whose tab and context go (the pool keeps its
         size). When the pool is full the popup is closed and :class:`PopupRefused` says so."""
         try:
-            claim = self.state.claim(self.run_id, task=self.task)
+            claim = self.state.claim(self.run_id, task=self.task, endpoint=self.endpoint)
         except PoolFull as exc:
             await close_target(browser.connection, target_id)
             raise PopupRefused(
@@ -515,15 +780,45 @@ class PoolRun:
         ``scrub`` (the run's secrets redacted: a secret typed into a GET form is in the
         URL, and the database and ``pool status`` must not keep it)."""
         keep = scrub or (lambda text: text)
-        if browser is not None:
+        lost = await self._lost(browser)
+        if browser is not None and lost is None:
             for tab in list(browser.tabs.values()):
                 slot = self.slot_of.get(tab.target_id)
                 if slot is None or tab.closed:
                     continue
                 self.state.note_page(slot, keep(tab.url), keep(tab.title))
-        done = self.state.finish(self.run_id)
+        done = self.state.finish(self.run_id, lost=lost)
+        if lost is not None and self.endpoint is not None:
+            self.state.lose(self.endpoint, lost)
         self.state.close()
         return done
+
+    async def _lost(self, browser: Browser | None) -> str | None:
+        """Why the run's browser is gone (a grid endpoint that stopped answering), or None.
+        Asked only when the run's connection to it has closed."""
+        if self.info.kind != "grid" or self.endpoint is None:
+            return None
+        if browser is not None and not browser.connection.closed:
+            return None
+        if await endpoint_answers(self.endpoint):
+            return None
+        return f"stopped answering during run {self.run_id}"
+
+
+async def endpoint_answers(endpoint: str, timeout: float = 3.0) -> bool:
+    """Whether a browser answers at ``endpoint`` (a DevTools websocket): one
+    ``Browser.getVersion``, on a connection closed at once."""
+    try:
+        conn = await CDPConnection.open(endpoint, timeout=timeout)
+    except (CDPError, OSError):
+        return False
+    try:
+        await conn.send("Browser.getVersion", timeout=timeout)
+        return True
+    except CDPError:
+        return False
+    finally:
+        await conn.close()
 
 
 async def _context_of(browser: Browser, target_id: str) -> str | None:

@@ -1,7 +1,9 @@
 """A pool's state: one SQLite database (WAL) per pool, shared by every process that uses it.
 
-Slots are ``idle`` (a blank background tab), ``running`` (a run owns it) or ``completed``
-(its run ended; the page stays as the run left it). Every claim and release is one
+Slots are ``idle`` (a blank background tab), ``running`` (a run owns it), ``completed``
+(its run ended; the page stays as the run left it) or ``lost`` (its browser endpoint stopped
+answering: nothing is claimed there until ``pool clear`` gives it a tab again). A pool over
+a grid has slots on several endpoints; each slot records its own. Every claim and release is one
 ``BEGIN IMMEDIATE`` transaction: SQLite lets one writer in at a time, so two processes
 never claim the same slot. The browser is not touched here (see :mod:`core.pool.pool`).
 """
@@ -18,17 +20,17 @@ from pathlib import Path
 from typing import Literal
 
 from core.audit.key import data_dir
+from core.browser.find import shown_endpoint
 from core.pool import owner
 
-SlotState = Literal["idle", "running", "completed"]
-PoolKind = Literal["launch", "cdp_url", "connect"]
+SlotState = Literal["idle", "running", "completed", "lost"]
+PoolKind = Literal["launch", "cdp_url", "connect", "grid"]
 
 DEFAULT_NAME = "default"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 DB_FILE = "pool.sqlite3"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS pool (
+_POOL_TABLE = """CREATE TABLE IF NOT EXISTS pool (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     name TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -41,11 +43,11 @@ CREATE TABLE IF NOT EXISTS pool (
     context_id TEXT,
     headless INTEGER NOT NULL DEFAULT 0,
     created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS slots (
+)"""
+_SLOTS_TABLE = """CREATE TABLE IF NOT EXISTS slots (
     slot INTEGER PRIMARY KEY,
     target_id TEXT NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('idle', 'running', 'completed')),
+    state TEXT NOT NULL CHECK (state IN ('idle', 'running', 'completed', 'lost')),
     run_id TEXT,
     task TEXT,
     pid INTEGER,
@@ -56,9 +58,11 @@ CREATE TABLE IF NOT EXISTS slots (
     title TEXT NOT NULL DEFAULT '',
     audit_path TEXT,
     dirty INTEGER NOT NULL DEFAULT 0,
-    context_id TEXT
-);
-"""
+    context_id TEXT,
+    endpoint TEXT,
+    lost_reason TEXT
+)"""
+_SCHEMA = f"{_POOL_TABLE};\n{_SLOTS_TABLE};\n"
 
 
 class PoolError(Exception):
@@ -135,6 +139,9 @@ class SlotInfo:
     context_id: str | None = None
     """The browser context the slot's tab lives in: its own, made fresh when the slot is
     (re)claimed, or its run's (a second tab of one run shares the run's)."""
+    endpoint: str = ""
+    """The DevTools endpoint of the browser the slot's tab is in (a grid has several)."""
+    lost_reason: str | None = None
 
     def public(self) -> dict[str, object]:
         """The slot as ``pool status --json`` prints it."""
@@ -150,6 +157,8 @@ class SlotInfo:
             "finished_at": self.finished_at,
             "audit_path": self.audit_path,
             "target_id": self.target_id,
+            "endpoint": shown_endpoint(self.endpoint),
+            "lost_reason": self.lost_reason,
         }
 
 
@@ -164,6 +173,48 @@ class Claim:
     context_id: str | None = None
     resumed: bool = False
     """Claimed with ``--resume-slot``: the page is kept as the last run left it."""
+    endpoint: str = ""
+    """The browser the slot's tab is in."""
+
+
+def _claim_of(row: sqlite3.Row, *, dirty: bool, resumed: bool = False) -> Claim:
+    return Claim(
+        slot=row["slot"],
+        target_id=row["target_id"],
+        dirty=dirty,
+        context_id=_context_of(row),
+        resumed=resumed,
+        endpoint=row["endpoint"] or "",
+    )
+
+
+def _free_slot(db: sqlite3.Connection, endpoint: str | None) -> sqlite3.Row | None:
+    """The slot a new claim takes (see :meth:`PoolState.claim`), or None.
+
+    The endpoint with the most free slots; on a tie, the one claimed from least recently,
+    so that runs started one after another spread over the browsers too."""
+    every: list[sqlite3.Row] = db.execute("SELECT * FROM slots ORDER BY slot").fetchall()
+    rows = [r for r in every if r["state"] in ("idle", "completed")]
+    if endpoint is not None:
+        rows = [r for r in rows if (r["endpoint"] or "") == endpoint]
+    if not rows:
+        return None
+    free: dict[str, int] = {}
+    for r in rows:
+        free[r["endpoint"] or ""] = free.get(r["endpoint"] or "", 0) + 1
+    last: dict[str, float] = {}
+    for r in every:
+        where = r["endpoint"] or ""
+        last[where] = max(last.get(where, 0.0), r["claimed_at"] or 0.0)
+    chosen = max(free, key=lambda e: (free[e], -last.get(e, 0.0)))
+    mine = [r for r in rows if (r["endpoint"] or "") == chosen]
+    idle = [r for r in mine if r["state"] == "idle"]
+    if idle:
+        return idle[0]
+    # A slot is completed only once its run has ended (all of the run's slots at once, or
+    # its process died): the owner of every completed slot has ended, even when its
+    # process lives on to run others (a fleet).
+    return min(mine, key=lambda r: (r["finished_at"] or 0.0, r["slot"]))
 
 
 def _context_of(row: sqlite3.Row) -> str | None:
@@ -218,11 +269,22 @@ class PoolState:
             columns = {r["name"] for r in db.execute("PRAGMA table_info(slots)")}
             if columns and "context_id" not in columns:
                 db.execute("ALTER TABLE slots ADD COLUMN context_id TEXT")
+            if columns and "endpoint" not in columns:
+                # From before grids: one endpoint, the pool's; no slot can be lost, so the
+                # state's CHECK is rebuilt with 'lost' in it.
+                db.execute("ALTER TABLE slots RENAME TO slots_old")
+                db.execute(_SLOTS_TABLE)
+                keep = ", ".join(sorted(columns))
+                db.execute(f"INSERT INTO slots ({keep}) SELECT {keep} FROM slots_old")
+                db.execute("DROP TABLE slots_old")
+                db.execute("UPDATE slots SET endpoint = (SELECT endpoint FROM pool WHERE id = 1)")
 
     @classmethod
-    def create(cls, info: PoolInfo, tabs: Sequence[tuple[str, str | None]]) -> PoolState:
+    def create(
+        cls, info: PoolInfo, tabs: Sequence[tuple[str, str | None] | tuple[str, str | None, str]]
+    ) -> PoolState:
         """Record a freshly started pool: every slot idle, one per ``(target id, browser
-        context id)`` of ``tabs``, in that order."""
+        context id[, endpoint])`` of ``tabs``, in that order (no endpoint: the pool's)."""
         folder = pool_dir(info.name)
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         state = cls(folder / DB_FILE)
@@ -249,8 +311,12 @@ class PoolState:
                 ),
             )
             db.executemany(
-                "INSERT INTO slots (slot, target_id, context_id, state) VALUES (?, ?, ?, 'idle')",
-                [(n, target, context) for n, (target, context) in enumerate(tabs, start=1)],
+                "INSERT INTO slots (slot, target_id, context_id, endpoint, state) "
+                "VALUES (?, ?, ?, ?, 'idle')",
+                [
+                    (n, tab[0], tab[1], tab[2] if len(tab) > 2 else info.endpoint)
+                    for n, tab in enumerate(tabs, start=1)
+                ],
             )
         return state
 
@@ -323,9 +389,16 @@ class PoolState:
                 audit_path=row["audit_path"],
                 dirty=bool(row["dirty"]),
                 context_id=_context_of(row),
+                endpoint=row["endpoint"] or "",
+                lost_reason=row["lost_reason"],
             )
             for row in rows
         ]
+
+    def endpoints(self) -> list[str]:
+        """The browsers the pool's slots are in, in the order of their first slot."""
+        rows = self._db.execute("SELECT endpoint FROM slots ORDER BY slot").fetchall()
+        return list(dict.fromkeys(str(r["endpoint"] or "") for r in rows))
 
     # -- writing ---------------------------------------------------------------------
 
@@ -357,10 +430,13 @@ class PoolState:
         pid: int | None = None,
         pid_started: int | None = None,
         resume: int | None = None,
+        endpoint: str | None = None,
     ) -> Claim:
-        """Give run ``run_id`` a slot: an idle one first (lowest number), else the oldest
-        completed one whose owner has ended; never a running one. Raises :class:`PoolFull`
-        (and changes nothing) when every slot is running.
+        """Give run ``run_id`` a slot: on the endpoint with the most free slots (idle or
+        completed; a one-browser pool has one), an idle one first (lowest number), else the
+        oldest completed one whose owner has ended; never a running or lost one. With
+        ``endpoint`` (a run's second tab, which must be in the run's browser), only there.
+        Raises :class:`PoolFull` (and changes nothing) when every usable slot is running.
 
         With ``resume``: exactly that slot, if it is ``completed`` (its owner has ended), and
         it is not renewed: the run goes on from the page as the last run left it. Raises
@@ -371,31 +447,15 @@ class PoolState:
         with self._write() as db:
             self._reap(db)
             if resume is not None:
-                row = self._resumable(db, resume)
+                kept = self._resumable(db, resume)
                 db.execute(
                     "UPDATE slots SET state = 'running', run_id = ?, task = ?, pid = ?, "
                     "pid_started = ?, claimed_at = ?, finished_at = NULL, audit_path = ?, "
                     "dirty = 0 WHERE slot = ?",
                     (run_id, task, pid, pid_started, time.time(), audit_path, resume),
                 )
-                return Claim(
-                    slot=resume,
-                    target_id=row["target_id"],
-                    dirty=False,
-                    context_id=_context_of(row),
-                    resumed=True,
-                )
-            row = db.execute(
-                "SELECT * FROM slots WHERE state = 'idle' ORDER BY slot LIMIT 1"
-            ).fetchone()
-            if row is None:
-                # A slot is completed only once its run has ended (all of the run's slots
-                # at once, or its process died): the owner of every completed slot has
-                # ended, even when its process lives on to run others (a fleet).
-                row = db.execute(
-                    "SELECT * FROM slots WHERE state = 'completed' ORDER BY finished_at, slot "
-                    "LIMIT 1"
-                ).fetchone()
+                return _claim_of(kept, dirty=False, resumed=True)
+            row = _free_slot(db, endpoint)
             if row is None:
                 raise PoolFull(full_message(self._read_slots(db)))
             dirty = row["state"] == "completed" or bool(row["dirty"])
@@ -405,12 +465,23 @@ class PoolState:
                 "dirty = ? WHERE slot = ?",
                 (run_id, task, pid, pid_started, time.time(), audit_path, int(dirty), row["slot"]),
             )
-            return Claim(
-                slot=row["slot"],
-                target_id=row["target_id"],
-                dirty=dirty,
-                context_id=_context_of(row),
+            return _claim_of(row, dirty=dirty)
+
+    def lose(self, endpoint: str, reason: str) -> list[int]:
+        """``endpoint`` stopped answering: every slot of it that is not running becomes
+        ``lost`` (a running one is its run's; the run marks it with :meth:`finish`).
+        Returns the slots marked."""
+        with self._write() as db:
+            rows = db.execute(
+                "SELECT slot FROM slots WHERE endpoint = ? AND state IN ('idle', 'completed')",
+                (endpoint,),
+            ).fetchall()
+            db.execute(
+                "UPDATE slots SET state = 'lost', lost_reason = ?, finished_at = ? "
+                "WHERE endpoint = ? AND state IN ('idle', 'completed')",
+                (reason, time.time(), endpoint),
             )
+            return [r["slot"] for r in rows]
 
     @staticmethod
     def _resumable(db: sqlite3.Connection, slot: int) -> sqlite3.Row:
@@ -423,6 +494,12 @@ class PoolState:
             raise PoolError(
                 f"there is no slot {slot} to resume: the pool's slots are 1 to {count} "
                 "(see `handrail pool status`)"
+            )
+        if row["state"] == "lost":
+            raise PoolError(
+                f"slot {slot} is lost: its browser stopped answering ({row['lost_reason']}); "
+                f"there is no page to resume. `handrail pool clear {slot}` gives it a new tab "
+                "once that browser is back"
             )
         if row["state"] == "idle":
             raise PoolError(
@@ -473,16 +550,17 @@ class PoolState:
         with self._write() as db:
             db.execute("UPDATE slots SET url = ?, title = ? WHERE slot = ?", (url, title, slot))
 
-    def finish(self, run_id: str) -> list[int]:
-        """Run ``run_id`` ended: its running slots become ``completed``, pages kept."""
+    def finish(self, run_id: str, *, lost: str | None = None) -> list[int]:
+        """Run ``run_id`` ended: its running slots become ``completed``, pages kept; or,
+        with ``lost`` (why), ``lost``: the browser they were in no longer answers."""
         with self._write() as db:
             rows = db.execute(
                 "SELECT slot FROM slots WHERE run_id = ? AND state = 'running'", (run_id,)
             ).fetchall()
             db.execute(
-                "UPDATE slots SET state = 'completed', finished_at = ? "
+                "UPDATE slots SET state = ?, lost_reason = ?, finished_at = ? "
                 "WHERE run_id = ? AND state = 'running'",
-                (time.time(), run_id),
+                ("lost" if lost else "completed", lost, time.time(), run_id),
             )
             return [r["slot"] for r in rows]
 
@@ -493,7 +571,7 @@ class PoolState:
             db.execute(
                 "UPDATE slots SET state = 'idle', target_id = ?, run_id = NULL, task = NULL, "
                 "pid = NULL, pid_started = NULL, claimed_at = NULL, finished_at = NULL, "
-                "url = 'about:blank', title = '', audit_path = NULL, dirty = 0, context_id = ? "
-                "WHERE slot = ?",
+                "url = 'about:blank', title = '', audit_path = NULL, dirty = 0, context_id = ?, "
+                "lost_reason = NULL WHERE slot = ?",
                 (target_id, context_id, slot),
             )

@@ -29,6 +29,7 @@ import structlog
 from core.audit import AuditError, AuditWriter
 from core.browser.browser import Browser
 from core.browser.errors import BrowserError
+from core.browser.find import shown_endpoint
 from core.browser.launch import LaunchOptions
 from core.eyes.snapshot import follow_frames
 from core.guard.allowlist import (
@@ -151,7 +152,7 @@ class RunSettings:
             ),
             "pool": self.pool,
             "resume_slot": self.resume_slot,
-            "cdp_url": self.cdp_url,
+            "cdp_url": shown_endpoint(self.cdp_url) if self.cdp_url else None,
             "allow_domains": list(self.allow_domains),
             "network": self.network_mode(),
             "allow_js": self.allow_js,

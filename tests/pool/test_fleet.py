@@ -129,8 +129,12 @@ async def test_the_pool_screen_shows_each_runs_slot_round_and_wait_and_opens_it(
         await wait_until(pilot, lambda: asked(app) == 3, timeout=WAIT)
         screen = app.pool_screen
         assert screen is not None
+        # The question is asked from the run's task, its page reaches the screen as a
+        # message: wait for both (on a loaded machine the message may come a poll later).
         await wait_until(
-            pilot, lambda: sum(bool(r.waiting) for r in screen.rows) == 3, timeout=WAIT
+            pilot,
+            lambda: sum(bool(r.waiting) and "item=" in r.url for r in screen.rows) == 3,
+            timeout=WAIT,
         )
         rows = {r.key: r for r in screen.rows}
         for run in app.runs:

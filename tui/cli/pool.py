@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.browser.display import NO_DISPLAY, has_display
+from core.browser.find import shown_endpoint
 from core.model.spec import DEFAULT_SPEC
 from core.visible import visible
 from tui.cli.command import typed_commands
@@ -74,6 +75,20 @@ def add_pool_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     start = actions.add_parser("start", help="start (or adopt) the pool's browser and its slots")
     start.add_argument("--slots", type=int, default=12, metavar="N", help="slots (default: 12)")
+    start.add_argument(
+        "--endpoint",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a browser of a grid (repeatable): a browserless ws://HOST:PORT?token=T, or any "
+        "browser's ws:// or http:// DevTools address; the pool spans them all",
+    )
+    start.add_argument(
+        "--slots-per-endpoint",
+        type=int,
+        metavar="N",
+        help="with --endpoint: slots in each browser (default: --slots)",
+    )
     start.add_argument(
         "--profile", type=Path, metavar="DIR", help="profile folder (default: the pool's own)"
     )
@@ -133,6 +148,13 @@ def _add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="NAME",
         help="which pool the runs claim slots of (default: default)",
     )
+    fleet.add_argument(
+        "--max-parallel",
+        type=int,
+        metavar="N",
+        help="at most N runs at once (default: the pool's usable slots); the others wait "
+        "their turn, shown as queued with their place",
+    )
     fleet.add_argument("--theme", metavar="NAME", help="colour theme")
 
 
@@ -170,7 +192,12 @@ def run_fleet(args: argparse.Namespace) -> int:
     from tui.screens.fleet import run_fleet_app
 
     model = os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC
-    return run_fleet_app(args.tasks, pool=args.pool, theme=args.theme, model=model)
+    if args.max_parallel is not None and args.max_parallel < 1:
+        print("handrail fleet: --max-parallel must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    return run_fleet_app(
+        args.tasks, pool=args.pool, theme=args.theme, model=model, max_parallel=args.max_parallel
+    )
 
 
 def run_pool(args: argparse.Namespace) -> int:
@@ -233,6 +260,23 @@ async def _act(args: argparse.Namespace) -> int:
         if args.cdp_url and args.connect:
             print("handrail pool start: use either --cdp-url or --connect", file=sys.stderr)
             return EXIT_USAGE
+        if args.endpoint:
+            if args.cdp_url or args.connect or args.profile:
+                print(
+                    "handrail pool start: --endpoint makes a pool over those browsers; drop "
+                    "--cdp-url, --connect and --profile",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            per = args.slots_per_endpoint or args.slots
+            info = await pool.start(name, slots=per, endpoints=args.endpoint)
+            print(
+                visible(
+                    f"pool {info.name}: {per} slots in each of {len(args.endpoint)} browsers "
+                    f"({info.source})"
+                )
+            )
+            return 0
         headless = args.headless
         if not (headless or args.cdp_url or args.connect) and not has_display(os.environ):
             headless = True
@@ -245,12 +289,19 @@ async def _act(args: argparse.Namespace) -> int:
             cdp_url=args.cdp_url,
             connect=args.connect,
         )
-        print(f"pool {info.name}: {args.slots} slots at {info.endpoint}")
+        print(f"pool {info.name}: {args.slots} slots at {shown_endpoint(info.endpoint)}")
         return 0
     if command == "status":
+        health = await pool.check_endpoints(name)
         current = pool.status(name)
         if args.json:
-            print(json.dumps(current.public(), indent=2))
+            public = current.public()
+            public["endpoints"] = [
+                {"endpoint": shown_endpoint(e), "answers": up} for e, up in health.items()
+            ]
+            print(json.dumps(public, indent=2))
+        elif health:
+            print(visible(grid_table(name, health, current.slots)))
         else:
             table = status_table(name, current.info.endpoint, current.browser_alive, current.slots)
             print(visible(table))  # slots' page URLs and titles are the pages' text
@@ -281,13 +332,17 @@ def status_table(
 
     program = handrail_command()
     now = time.time() if now is None else now
-    head = f"pool {name} at {endpoint}" + ("" if alive else " (browser not running)")
+    head = f"pool {name} at {shown_endpoint(endpoint)}" + (
+        "" if alive else " (browser not running)"
+    )
     lines = [head, f"{'slot':>4}  {'state':<9}  {'run':<12}  {'age':>6}  task / url"]
     for s in slots:
         since = s.claimed_at if s.state == "running" else s.finished_at
         age = _age(now - since) if since else ""
         task = (s.task or "").replace("\n", " ")[:40]
         where = f"{task} — {s.url}" if task else s.url
+        if s.state == "lost" and s.lost_reason:
+            where = f"{where} (lost: {s.lost_reason})"
         lines.append(f"{s.slot:>4}  {s.state:<9}  {(s.run_id or '')[:12]:<12}  {age:>6}  {where}")
     if not alive:
         lines.append(
@@ -297,6 +352,23 @@ def status_table(
     if resumable:
         lines.append("completed slots keep their pages; to go on in one:")
         lines.extend(f"  slot {n}: {command}" for n, command in resumable)
+    return "\n".join(lines)
+
+
+def grid_table(
+    name: str, health: dict[str, bool], slots: tuple[SlotInfo, ...], now: float | None = None
+) -> str:
+    """``pool status`` of a pool over a grid: the slots grouped by the browser they are in,
+    each browser with its health and its free slots (tokens never shown)."""
+    lines = [f"pool {name} over {len(health)} browsers"]
+    for endpoint, up in health.items():
+        mine = tuple(s for s in slots if s.endpoint == endpoint)
+        free = sum(1 for s in mine if s.state in ("idle", "completed"))
+        state = "answers" if up else "DOES NOT ANSWER: its slots are lost"
+        lines.append("")
+        lines.append(f"{shown_endpoint(endpoint)} — {state}; {free} of {len(mine)} slots free")
+        table = status_table(name, endpoint, True, mine, now).splitlines()[1:]
+        lines.extend(f"  {line}" for line in table)
     return "\n".join(lines)
 
 

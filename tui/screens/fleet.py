@@ -204,11 +204,13 @@ class FleetApp(ObservatoryApp):
         start: Callable[[RunSettings, FleetSupervisor, Callable[[Event], None]], Any] | None = None,
         poll_interval: float = 0.5,
         budget: Budget | None = None,
+        max_parallel: int | None = None,
         **options: Any,
     ) -> None:
         """``runs``: one settings each (their ``pool`` is set to ``pool`` here). ``start``:
         how one run is started (default :func:`core.run.session.run_session`); tests keep it.
-        ``options``: see ``ObservatoryApp``."""
+        ``max_parallel``: runs at once (default: the pool's usable slots); the others wait
+        their turn, in file order. ``options``: see ``ObservatoryApp``."""
         super().__init__(**options)
         self.pool = pool
         self.runs = [
@@ -227,6 +229,10 @@ class FleetApp(ObservatoryApp):
         limits = budget or Budget()
         self.budget = BudgetKeeper(limits, priced=limits.max_cost is not None, name="the fleet's")
         """The whole fleet's budget (``fleet_max_*``), spent by every run together."""
+        self.max_parallel = max_parallel
+        self.queued: list[FleetRun] = []
+        """Runs waiting for their turn, in the order they will start."""
+        self._turns: asyncio.Semaphore | None = None
 
     # --- the runs ------------------------------------------------------------------------
 
@@ -240,6 +246,8 @@ class FleetApp(ObservatoryApp):
             hint=FLEET_HINT,
         )
         self.push_screen(self.pool_screen)
+        self._turns = asyncio.Semaphore(self.max_parallel or self._usable_slots())
+        self.queued = list(self.runs)
         for run in self.runs:
             worker = self.run_worker(
                 self._run_one(run), name=f"fleet run {run.number}", exit_on_error=False
@@ -262,7 +270,30 @@ class FleetApp(ObservatoryApp):
             self.note(f"No operational log for this fleet: {exc}", "warning")
             oplog.configure(None, console=False)
 
+    def _usable_slots(self) -> int:
+        """How many runs the pool can hold at once: its slots that are not lost."""
+        from core.pool.pool import status
+        from core.pool.state import PoolError
+
+        try:
+            usable = sum(1 for s in status(self.pool).slots if s.state != "lost")
+        except PoolError:
+            usable = len(self.runs)
+        return max(1, usable)
+
     async def _run_one(self, run: FleetRun) -> None:
+        assert self._turns is not None
+        try:
+            async with self._turns:
+                self.queued.remove(run)
+                await self._run_now(run)
+        finally:
+            if run in self.queued:
+                self.queued.remove(run)
+                run.problem, run.exit_code = "aborted before its turn", EXIT_INTERRUPTED
+                self.call_later(self._check_leaving)
+
+    async def _run_now(self, run: FleetRun) -> None:
         from core.pool.state import PoolFull
         from core.run.session import ConfigError, prepare, run_session
 
@@ -409,9 +440,10 @@ class FleetApp(ObservatoryApp):
         running = sum(1 for s in current.slots if s.state == "running")
         done = sum(1 for r in self.runs if r.exit_code is not None)
         waiting = sum(len(r.waiting) for r in self.runs)
+        queued = f", {len(self.queued)} queued" if self.queued else ""
         title = (
             f"pool {self.pool} · {running} of {len(current.slots)} slots running · "
-            f"fleet: {done} of {len(self.runs)} runs done, {waiting} waiting for you"
+            f"fleet: {done} of {len(self.runs)} runs done{queued}, {waiting} waiting for you"
         )
         return title, rows + self._unslotted(placed)
 
@@ -447,10 +479,15 @@ class FleetApp(ObservatoryApp):
 
     def _unslotted(self, placed: set[str]) -> list[PoolRow]:
         return [
-            self._run_row(run, "—", "waiting" if run.exit_code is None else "ended", "")
+            self._run_row(run, "—", self._unslotted_state(run), "")
             for run in self.runs
             if run.run_id not in placed and run.slot is None
         ]
+
+    def _unslotted_state(self, run: FleetRun) -> str:
+        if run in self.queued:
+            return f"queued #{self.queued.index(run) + 1}"
+        return "waiting" if run.exit_code is None else "ended"
 
     def open_run(self, run_id: str) -> None:
         for run in self.runs:
@@ -513,7 +550,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> int:
+def run_fleet_app(
+    path: Path, *, pool: str, theme: str | None, model: str, max_parallel: int | None = None
+) -> int:
     """``handrail fleet``: check every task (exit 2 naming the problem), run them in the
     observatory, print one summary per run; returns :func:`fleet_exit_code`."""
     import sys
@@ -540,7 +579,9 @@ def run_fleet_app(path: Path, *, pool: str, theme: str | None, model: str) -> in
     except ConfigError as exc:
         print(visible(typed_commands(f"handrail fleet: {exc}")), file=sys.stderr)
         return EXIT_USAGE
-    app = FleetApp(fleet.runs, pool=pool, theme=theme, budget=fleet.budget)
+    app = FleetApp(
+        fleet.runs, pool=pool, theme=theme, budget=fleet.budget, max_parallel=max_parallel
+    )
     result = app.run()
     code = app.exit_code if app.exit_code is not None else (result or EXIT_INTERRUPTED)
     for run in app.runs:

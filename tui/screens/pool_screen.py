@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from core.browser.find import shown_endpoint
 from core.visible import visible
 from tui.observatory import ObservatoryApp
 from tui.screens.help_screen import HelpSection
@@ -374,7 +375,7 @@ class PoolWatch:
         running = sum(1 for s in current.slots if s.state == "running")
         alive = "" if current.browser_alive else " · browser not running"
         title = (
-            f"pool {self.name} at {current.info.endpoint}{alive} · {running} of "
+            f"pool {self.name} at {shown_endpoint(current.info.endpoint)}{alive} · {running} of "
             f"{len(current.slots)} slots running · runs supervised where they started"
         )
         return title, rows

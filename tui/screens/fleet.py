@@ -9,6 +9,7 @@ a time, oldest first; a run that waits holds only its own worker, so the others 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import time
@@ -550,6 +551,18 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _more_open_files() -> None:
+    """Raise this process's soft limit on open files to its hard limit: a run holds about
+    seven (its browser connection, its model client, its logs), and many systems give a
+    process 1,024 by default (docs/scale.md)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def run_fleet_app(
     path: Path, *, pool: str, theme: str | None, model: str, max_parallel: int | None = None
 ) -> int:
@@ -579,6 +592,7 @@ def run_fleet_app(
     except ConfigError as exc:
         print(visible(typed_commands(f"handrail fleet: {exc}")), file=sys.stderr)
         return EXIT_USAGE
+    _more_open_files()
     app = FleetApp(
         fleet.runs, pool=pool, theme=theme, budget=fleet.budget, max_parallel=max_parallel
     )

@@ -401,13 +401,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 def dispatch(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command (``main`` without the process-wide signal set-up)."""
     given = list(sys.argv[1:] if argv is None else argv)
-    from tui.web.serve import is_attach
+    from tui.web.serve import is_attach, is_fleet
 
     if is_attach(given):
         # A live run's observatory: none of the run options (nor run's task) apply.
         from tui.web.serve import run_serve_attach
 
         return run_serve_attach(given)
+    if is_fleet(given):
+        # A fleet's observatory: its runs' options are in its tasks file.
+        from tui.web.serve import run_serve_fleet
+
+        return run_serve_fleet(given)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -30,6 +30,7 @@ import ipaddress
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from core.visible import visible
@@ -73,6 +74,13 @@ def add_serve_parser(
         help="serve the observatory of a live run instead of starting one (its id or the "
         "start of it; `handrail attach` lists them): takes no run options, and stopping "
         "serve leaves the run running (with --watch there: only watch)",
+    )
+    web.add_argument(
+        "--fleet",
+        metavar="TASKS.toml",
+        help="serve a fleet's observatory instead (handrail fleet TASKS.toml: its pool screen "
+        "and its one queue of approvals); takes --pool and --max-parallel, no run options; "
+        "stopping serve ends the fleet's runs",
     )
     web.add_argument(
         "--host",
@@ -173,9 +181,11 @@ def run_serve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return _serve(argv, args.host, args.port, f"handrail: {args.task}", ends_run=True)
 
 
-def _serve(argv: list[str], host: str, port: int, title: str, *, ends_run: bool) -> int:
+def _serve(
+    argv: list[str], host: str, port: int, title: str, *, ends_run: bool, what: str = "the run"
+) -> int:
     """Serve the observatory ``argv`` starts until it exits or Ctrl-C (exit 130).
-    ``ends_run``: stopping serve ends the run (else it only leaves it)."""
+    ``ends_run``: stopping serve ends ``what`` (else it only leaves it)."""
     import asyncio
     import secrets
 
@@ -199,7 +209,7 @@ def _serve(argv: list[str], host: str, port: int, title: str, *, ends_run: bool)
 
     def announce(url: str) -> None:
         say(f"handrail serve: open {url}", sys.stdout)
-        ctrl_c = "ends the run" if ends_run else "stops serving; the run goes on"
+        ctrl_c = f"ends {what}" if ends_run else "stops serving; the run goes on"
         say(
             f"  (the token in it is the key until handrail serve stops; Ctrl-C here {ctrl_c})",
             sys.stdout,
@@ -233,16 +243,82 @@ def _serve(argv: list[str], host: str, port: int, title: str, *, ends_run: bool)
         if not ends_run:
             ended = "; the run goes on"
         elif server.run.started:
-            ended = "; the run was ended and its audit log closed"
+            ended = (
+                "; the run was ended and its audit log closed"
+                if what == "the run"
+                else f"; {what} ended, their audit logs closed"
+            )
         else:
             ended = ""
         say(f"handrail serve: stopped{ended}")
         return EXIT_INTERRUPTED
     if ends_run:
-        say(f"handrail serve: the run is over (exit code {code})")
+        say(
+            f"handrail serve: {what} {'is' if what == 'the run' else 'are'} over (exit code {code})"
+        )
     else:
         say(f"handrail serve: the observatory closed (exit code {code})")
     return code
+
+
+def is_fleet(argv: Sequence[str]) -> bool:
+    """``serve --fleet TASKS.toml``: a fleet's observatory, with no run options."""
+    args = list(argv)
+    if args[:1] != ["serve"]:
+        return False
+    head = args[: args.index("--")] if "--" in args else args
+    return any(a == "--fleet" or a.startswith("--fleet=") for a in head)
+
+
+def run_serve_fleet(argv: Sequence[str]) -> int:
+    """``handrail serve --fleet TASKS.toml [--pool NAME] [--max-parallel N] [--host ADDR]
+    [--port N] [--theme NAME]``: the fleet's observatory (its pool screen, its one queue of
+    approvals) as a web page, behind serve's token, cookie and Host/Origin checks."""
+    import os
+
+    from core.model.spec import DEFAULT_SPEC
+    from core.pool.pool import status
+    from core.pool.state import DEFAULT_NAME, PoolError
+    from core.run.fleet import load_fleet
+    from core.run.session import ConfigError
+    from tui.exit_codes import EXIT_USAGE
+
+    parser = argparse.ArgumentParser(
+        prog="handrail serve --fleet",
+        allow_abbrev=False,
+        description="Serve a fleet's observatory (handrail fleet TASKS.toml) as a web page: "
+        "its pool screen and its one queue of approvals, for a team to supervise from a "
+        "browser. Stopping serve ends the fleet's runs.",
+    )
+    parser.add_argument("--fleet", required=True, type=Path, metavar="TASKS.toml")
+    parser.add_argument("--pool", default=DEFAULT_NAME, metavar="NAME")
+    parser.add_argument("--max-parallel", type=int, metavar="N")
+    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N")
+    parser.add_argument("--theme", metavar="NAME")
+    args, extra = parser.parse_known_args(list(argv)[1:])
+    if extra:
+        say(
+            "handrail serve --fleet: the tasks file holds the runs' options; only --pool, "
+            f"--max-parallel, --host, --port and --theme go here, not {' '.join(extra)}"
+        )
+        return EXIT_USAGE
+    if args.max_parallel is not None and args.max_parallel < 1:
+        say("handrail serve --fleet: --max-parallel must be at least 1")
+        return EXIT_USAGE
+    try:
+        model = os.environ.get("HANDRAIL_MODEL") or DEFAULT_SPEC
+        load_fleet(args.fleet, pool=args.pool, default_model=model)
+        status(args.pool)
+    except (ConfigError, PoolError) as exc:
+        say(f"handrail serve: {exc}")
+        return EXIT_USAGE
+    fleet = [sys.executable, "-m", "tui.cli.main", "fleet", str(args.fleet.resolve())]
+    fleet += ["--pool", args.pool]
+    fleet += ["--max-parallel", str(args.max_parallel)] if args.max_parallel else []
+    fleet += ["--theme", args.theme] if args.theme else []
+    title = f"handrail fleet: {args.fleet.name}"
+    return _serve(fleet, args.host, args.port, title, ends_run=True, what="the fleet's runs")
 
 
 def is_attach(argv: Sequence[str]) -> bool:

@@ -173,16 +173,9 @@ async def test_a_reclaimed_slot_on_either_browser_holds_nothing_of_the_last_run(
 SIX = ("kettle", "teapot", "mug", "jug", "tray", "spoon")
 
 
-async def test_a_six_task_fleet_over_the_grid_queues_what_does_not_fit_and_asks_in_one_queue(
-    name: str, hosts: list[Started], tmp_path: Path, site: FixtureSite
-) -> None:
-    from tests.helpers.tui_driver import wait_until
-    from tests.pool.test_fleet import WAIT, asked
-    from tui.screens.approval import ApprovalScreen
-    from tui.screens.fleet import FleetApp, FleetApproval
-
-    a, b = (h.endpoint for h in hosts)
-    await pool.start(name, slots=2, endpoints=[a, b])
+def six_tasks(tmp_path: Path, site: FixtureSite) -> Path:
+    """Six tasks, each ordering its own item on the fixture shop: a click that waits for
+    approval, then finish."""
     plan = tmp_path / "order.jsonl"
     plan.write_text(
         json.dumps({"tool": "click", "target": "Order", "reason": "place the order"})
@@ -200,10 +193,23 @@ async def test_a_six_task_fleet_over_the_grid_queues_what_does_not_fit_and_asks_
         'model = "scripted:order.jsonl"\napprove = "ask"\naudit_dir = "logs"\n'
         'allow_domain = ["127.0.0.1"]\nmax_rounds = 5\n\n' + tasks
     )
+    return path
+
+
+async def test_a_six_task_fleet_over_the_grid_queues_what_does_not_fit_and_asks_in_one_queue(
+    name: str, hosts: list[Started], tmp_path: Path, site: FixtureSite
+) -> None:
+    from tests.helpers.tui_driver import wait_until
+    from tests.pool.test_fleet import WAIT, asked
+    from tui.screens.approval import ApprovalScreen
+    from tui.screens.fleet import FleetApp, FleetApproval
+
+    a, b = (h.endpoint for h in hosts)
+    await pool.start(name, slots=2, endpoints=[a, b])
     from core.run.fleet import load_fleet
 
     site.clear()
-    fleet = load_fleet(path, pool=name, default_model="scripted:none")
+    fleet = load_fleet(six_tasks(tmp_path, site), pool=name, default_model="scripted:none")
     app = FleetApp(
         fleet.runs, pool=name, config_dir=tmp_path / "config", persist_theme=False,
         poll_interval=0.1,
@@ -233,3 +239,56 @@ async def test_a_six_task_fleet_over_the_grid_queues_what_does_not_fit_and_asks_
     finally:
         state.close()
     assert used == {a, b}  # the fleet's runs went to both browsers
+
+
+async def test_a_browser_lost_mid_fleet_ends_its_runs_clearly_and_the_fleet_finishes_the_rest(
+    name: str, hosts: list[Started], tmp_path: Path, site: FixtureSite
+) -> None:
+    from core.run.fleet import load_fleet
+    from tests.helpers.tui_driver import wait_until
+    from tests.pool.test_fleet import WAIT, asked
+    from tui.screens.fleet import FleetApp, FleetApproval
+
+    a, b = (h.endpoint for h in hosts)
+    await pool.start(name, slots=2, endpoints=[a, b])
+    site.clear()
+    fleet = load_fleet(six_tasks(tmp_path, site), pool=name, default_model="scripted:none")
+    app = FleetApp(
+        fleet.runs, pool=name, config_dir=tmp_path / "config", persist_theme=False,
+        poll_interval=0.1,
+    )  # fmt: skip
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: asked(app) == 4, timeout=WAIT)
+        state = PoolState.open(name)
+        try:
+            on_a = {s.run_id for s in state.slots() if s.endpoint == a and s.run_id}
+        finally:
+            state.close()
+        assert len(on_a) == 2
+        dead = hosts[0]
+        assert dead.pid is not None
+        kill_group(dead.pid)
+        await wait_gone(dead.pid, dead.pid_started, 10)
+        while not app.done:
+            await wait_until(
+                pilot, lambda: app.done or isinstance(app.screen, FleetApproval), timeout=WAIT
+            )
+            if isinstance(app.screen, FleetApproval):
+                shown = app.screen
+                await pilot.pause(0.05)
+                await pilot.press("a")
+                await wait_until(pilot, lambda s=shown: app.screen is not s, timeout=WAIT)
+    lost = [r for r in app.runs if r.run_id in on_a]
+    rest = [r for r in app.runs if r.run_id not in on_a]
+    assert [r.exit_code for r in rest] == [0] * 4, [(r.exit_code, r.problem) for r in rest]
+    for run in lost:
+        assert run.exit_code != 0
+        said = f"{run.problem or ''} {run.view.finished.reason if run.view.finished else ''}"
+        assert "browser" in said.lower(), said
+    state = PoolState.open(name)
+    try:
+        slots = state.slots()
+    finally:
+        state.close()
+    assert [s.state for s in slots if s.endpoint == a] == ["lost", "lost"]
+    assert {s.state for s in slots if s.endpoint == b} == {"completed"}

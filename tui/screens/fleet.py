@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -234,6 +235,11 @@ class FleetApp(ObservatoryApp):
         self.queued: list[FleetRun] = []
         """Runs waiting for their turn, in the order they will start."""
         self._turns: asyncio.Semaphore | None = None
+        self._active: set[FleetRun] = set()
+        """Runs started and not ended (each holds a slot or is claiming one)."""
+        self._ended = asyncio.Condition()
+        """Told whenever a run ends: a run the pool was too full for claims again."""
+        self._ends = 0
 
     # --- the runs ------------------------------------------------------------------------
 
@@ -283,18 +289,46 @@ class FleetApp(ObservatoryApp):
         return max(1, usable)
 
     async def _run_one(self, run: FleetRun) -> None:
+        from core.pool.state import PoolFull
+
         assert self._turns is not None
         try:
             async with self._turns:
                 self.queued.remove(run)
-                await self._run_now(run)
+                while True:
+                    self._active.add(run)
+                    ends = self._ends
+                    try:
+                        await self._run_now(run, retry_full=True)
+                        break
+                    except PoolFull:
+                        # The pool had fewer free slots than turns (a browser of the grid was
+                        # lost, or another process holds slots): wait for one of this
+                        # fleet's runs to end (counted, so one that ended meanwhile counts
+                        # too), then claim again.
+                        self._active.discard(run)
+                        self.queued.insert(0, run)
+                        async with self._ended:
+                            await self._ended.wait_for(partial(self._ended_since, ends))
+                        self.queued.remove(run)
+                    finally:
+                        self._active.discard(run)
         finally:
+            async with self._ended:
+                self._ends += 1
+                self._ended.notify_all()
             if run in self.queued:
                 self.queued.remove(run)
                 run.problem, run.exit_code = "aborted before its turn", EXIT_INTERRUPTED
                 self.call_later(self._check_leaving)
 
-    async def _run_now(self, run: FleetRun) -> None:
+    def _ended_since(self, ends: int) -> bool:
+        return self._ends > ends
+
+    async def _run_now(self, run: FleetRun, *, retry_full: bool = False) -> None:
+        """Run ``run`` to its end. ``retry_full``: a full pool raises :class:`PoolFull`
+        (nothing was touched) while another run of this fleet holds a slot, instead of
+        ending the run: a slot will come free."""
         from core.pool.state import PoolFull
         from core.run.session import ConfigError, prepare, run_session
 
@@ -317,6 +351,8 @@ class FleetApp(ObservatoryApp):
                     shared_budget=self.budget,
                 )
         except PoolFull as exc:
+            if retry_full and any(other is not run for other in self._active):
+                raise
             run.problem, run.exit_code = str(exc), EXIT_POOL_FULL
         except ConfigError as exc:
             run.problem, run.exit_code = str(exc), EXIT_USAGE

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 import urllib.error
@@ -126,6 +127,18 @@ def shown_endpoint(url: str) -> str:
     if sep and "@" in rest.split("/", 1)[0]:
         base = f"{scheme}://…@{rest.split('@', 1)[1]}"
     return base + ("?…" if mark else "")
+
+
+# A URL with a query, up to the end of its query (a ":" or "," ending a sentence is not in it).
+_URL_WITH_QUERY = re.compile(
+    r"\b((?:wss?|https?)://)(?:[^\s/@'\"]*@)?([^\s?'\"]*)\?[^\s'\"]*?(?=[:;,.)]?(?:\s|$|['\")]))"
+)
+
+
+def mask_endpoints(text: str) -> str:
+    """``text`` (an error, a log line) with every URL's query and user info shown as ``…``:
+    a browser service's token travels in its URLs, and errors quote them."""
+    return _URL_WITH_QUERY.sub(lambda m: f"{m.group(1)}{m.group(2)}?…", text)
 
 
 async def resolve_cdp_url(cdp_url: str, *, timeout: float = 10.0) -> str:

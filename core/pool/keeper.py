@@ -20,7 +20,7 @@ import json
 import signal
 import sys
 
-from core.browser.find import shown_endpoint
+from core.browser.find import mask_endpoints, shown_endpoint
 from core.cdp import CDPConnection, CDPError
 from core.visible import visible
 
@@ -32,7 +32,8 @@ async def keep(endpoints: list[str]) -> int:
             connections.append(await CDPConnection.open(endpoint, timeout=15))
     except (CDPError, OSError) as exc:
         # One line: ``pool start`` reads one.
-        print(visible(f"failed: {shown_endpoint(endpoint)}: {exc}", one_line=True), flush=True)
+        said = f"failed: {shown_endpoint(endpoint)}: {mask_endpoints(str(exc))}"
+        print(visible(said, one_line=True), flush=True)
         for conn in connections:
             await conn.close()
         return 1

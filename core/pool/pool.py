@@ -32,7 +32,7 @@ import structlog
 
 from core.browser.browser import Browser
 from core.browser.errors import BrowserError, PopupRefused
-from core.browser.find import shown_endpoint
+from core.browser.find import mask_endpoints, shown_endpoint
 from core.cdp import CDPConnection, CDPError
 from core.pool import owner
 from core.pool.detached import (
@@ -218,7 +218,7 @@ async def _start_grid(name: str, endpoints: Sequence[str], per_endpoint: int) ->
                 conn = await CDPConnection.open(started.endpoint)
             except CDPError as exc:
                 raise BrowserError(
-                    f"could not reach the endpoint {shown_endpoint(given)}: {exc}"
+                    f"could not reach the endpoint {shown_endpoint(given)}: {mask_endpoints(str(exc))}"
                 ) from exc
             opened.append(conn)
             tabs = await _make_slots(conn, started, per_endpoint)
@@ -610,7 +610,8 @@ async def _connect(info: PoolInfo, endpoint: str | None = None) -> CDPConnection
             return await CDPConnection.open(where, timeout=10)
         except (CDPError, OSError) as exc:
             raise PoolError(
-                f"the browser at {shown_endpoint(where)} does not answer ({exc}); its slots "
+                f"the browser at {shown_endpoint(where)} does not answer "
+                f"({mask_endpoints(str(exc))}); its slots "
                 f"are lost until it is back (then `handrail pool clear --completed --name "
                 f"{info.name}` gives them new tabs)"
             ) from exc
@@ -683,7 +684,11 @@ class PoolRun:
                 if self.info.kind != "grid":
                     raise
                 reason = f"did not answer when run {self.run_id} claimed slot {claim.slot}"
-                log.warning("pool.endpoint_lost", endpoint=shown_endpoint(endpoint), error=str(exc))
+                log.warning(
+                    "pool.endpoint_lost",
+                    endpoint=shown_endpoint(endpoint),
+                    error=mask_endpoints(str(exc)),
+                )
                 self.state.finish(self.run_id, lost=reason)
                 self.state.lose(endpoint, reason)
                 claim = self._first = self.state.claim(self.run_id, task=self.task)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.browser.display import NO_DISPLAY, has_display
-from core.browser.find import shown_endpoint
+from core.browser.find import mask_endpoints, shown_endpoint
 from core.model.spec import DEFAULT_SPEC
 from core.visible import visible
 from tui.cli.command import typed_commands
@@ -219,7 +219,7 @@ def run_pool(args: argparse.Namespace) -> int:
         return asyncio.run(_act(args))
     except (PoolError, BrowserError) as exc:
         # A failed start quotes Chrome's own output: shown, not obeyed.
-        said = typed_commands(f"handrail pool {args.pool_command}: {exc}")
+        said = typed_commands(f"handrail pool {args.pool_command}: {mask_endpoints(str(exc))}")
         print(visible(said), file=sys.stderr)
         return EXIT_USAGE
 

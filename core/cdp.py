@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,28 @@ check what a process never sends (``Target.activateTarget`` in a pooled run)."""
 DEFAULT_TIMEOUT = 30.0
 # Full-page screenshots of long pages are tens of megabytes of base64.
 MAX_FRAME_BYTES = 512 * 1024 * 1024
+
+
+def shown_endpoint(url: str) -> str:
+    """A browser endpoint as it may be printed or logged: a query (a grid's ``?token=``)
+    and user info are credentials, shown as ``…``."""
+    base, mark, _query = url.partition("?")
+    scheme, sep, rest = base.partition("://")
+    if sep and "@" in rest.split("/", 1)[0]:
+        base = f"{scheme}://…@{rest.split('@', 1)[1]}"
+    return base + ("?…" if mark else "")
+
+
+# A URL with a query, up to the end of its query (a ":" or "," ending a sentence is not in it).
+_URL_WITH_QUERY = re.compile(
+    r"\b((?:wss?|https?)://)(?:[^\s/@'\"]*@)?([^\s?'\"]*)\?[^\s'\"]*?(?=[:;,.)]?(?:\s|$|['\")]))"
+)
+
+
+def mask_endpoints(text: str) -> str:
+    """``text`` (an error, a log line) with every URL's query and user info shown as ``…``:
+    a browser service's token travels in its URLs, and errors quote them."""
+    return _URL_WITH_QUERY.sub(lambda m: f"{m.group(1)}{m.group(2)}?…", text)
 
 
 class CDPError(Exception):
@@ -116,11 +139,14 @@ class CDPConnection:
         except InvalidStatus as exc:
             status = exc.response.status_code
             raise HandshakeRefused(
-                f"the browser at {ws_url} refused the DevTools connection (HTTP {status})",
+                f"the browser at {shown_endpoint(ws_url)} refused the DevTools connection "
+                f"(HTTP {status})",
                 status=status,
             ) from exc
         except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
-            raise ConnectionClosed(f"could not connect to {ws_url}: {exc}") from exc
+            raise ConnectionClosed(
+                f"could not connect to {shown_endpoint(ws_url)}: {mask_endpoints(str(exc))}"
+            ) from exc
         return cls(ws, ws_url)
 
     # -- state -------------------------------------------------------------------------

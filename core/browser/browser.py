@@ -29,11 +29,18 @@ from core.browser.find import (
     find_chrome,
     read_devtools_active_port,
     resolve_cdp_url,
-    shown_endpoint,
     standard_profile_dirs,
 )
 from core.browser.launch import Launched, LaunchOptions, kill_process, start_chrome, stop_process
-from core.cdp import JSON, CDPConnection, CDPError, CDPSession, ConnectionClosed, HandshakeRefused
+from core.cdp import (
+    JSON,
+    CDPConnection,
+    CDPError,
+    CDPSession,
+    ConnectionClosed,
+    HandshakeRefused,
+    shown_endpoint,
+)
 
 log = structlog.get_logger("handrail.browser")
 
@@ -512,7 +519,8 @@ async def _open_or_explain(ws_url: str, *, source: str | None) -> CDPConnection:
     except HandshakeRefused as exc:
         if exc.status == 403:
             raise BrowserError(
-                f"Chrome refused the connection (HTTP 403 at {ws_url}). Chrome asks the person to "
+                f"Chrome refused the connection (HTTP 403 at {shown_endpoint(ws_url)}). Chrome asks "
+                "the person to "
                 "allow remote debugging each time a client connects: the prompt was denied or "
                 "dismissed. Run again and click Allow in Chrome's dialog; if no dialog shows, open "
                 "chrome://inspect/#remote-debugging and turn remote debugging off and on."
@@ -520,6 +528,7 @@ async def _open_or_explain(ws_url: str, *, source: str | None) -> CDPConnection:
         raise BrowserError(str(exc)) from exc
     except ConnectionClosed as exc:
         raise BrowserError(
-            f"could not reach the browser at {ws_url} ({source or 'given URL'}): {exc}. "
+            f"could not reach the browser at {shown_endpoint(ws_url)} "
+            f"({shown_endpoint(source) if source else 'given URL'}): {exc}. "
             "Is it running, and is another client holding its only debugging connection?"
         ) from exc

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import shutil
 import sys
 import urllib.error
@@ -117,28 +116,6 @@ def _http_get_json(url: str, timeout: float) -> Any:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(url, timeout=timeout) as response:
         return json.loads(response.read().decode())
-
-
-def shown_endpoint(url: str) -> str:
-    """A browser endpoint as it may be printed or logged: a query (a grid's ``?token=``)
-    and user info are credentials, shown as ``…``."""
-    base, mark, _query = url.partition("?")
-    scheme, sep, rest = base.partition("://")
-    if sep and "@" in rest.split("/", 1)[0]:
-        base = f"{scheme}://…@{rest.split('@', 1)[1]}"
-    return base + ("?…" if mark else "")
-
-
-# A URL with a query, up to the end of its query (a ":" or "," ending a sentence is not in it).
-_URL_WITH_QUERY = re.compile(
-    r"\b((?:wss?|https?)://)(?:[^\s/@'\"]*@)?([^\s?'\"]*)\?[^\s'\"]*?(?=[:;,.)]?(?:\s|$|['\")]))"
-)
-
-
-def mask_endpoints(text: str) -> str:
-    """``text`` (an error, a log line) with every URL's query and user info shown as ``…``:
-    a browser service's token travels in its URLs, and errors quote them."""
-    return _URL_WITH_QUERY.sub(lambda m: f"{m.group(1)}{m.group(2)}?…", text)
 
 
 async def resolve_cdp_url(cdp_url: str, *, timeout: float = 10.0) -> str:

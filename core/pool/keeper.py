@@ -20,8 +20,7 @@ import json
 import signal
 import sys
 
-from core.browser.find import mask_endpoints, shown_endpoint
-from core.cdp import CDPConnection, CDPError
+from core.cdp import CDPConnection, CDPError, mask_endpoints, shown_endpoint
 from core.visible import visible
 
 

@@ -32,8 +32,7 @@ import structlog
 
 from core.browser.browser import Browser
 from core.browser.errors import BrowserError, PopupRefused
-from core.browser.find import mask_endpoints, shown_endpoint
-from core.cdp import CDPConnection, CDPError
+from core.cdp import CDPConnection, CDPError, mask_endpoints, shown_endpoint
 from core.pool import owner
 from core.pool.detached import (
     Started,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from core.audit.key import data_dir
-from core.browser.find import shown_endpoint
+from core.cdp import shown_endpoint
 from core.pool import owner
 
 SlotState = Literal["idle", "running", "completed", "lost"]

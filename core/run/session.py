@@ -29,8 +29,8 @@ import structlog
 from core.audit import AuditError, AuditWriter
 from core.browser.browser import Browser
 from core.browser.errors import BrowserError
-from core.browser.find import shown_endpoint
 from core.browser.launch import LaunchOptions
+from core.cdp import shown_endpoint
 from core.eyes.snapshot import follow_frames
 from core.guard.allowlist import (
     NETWORK_MODES,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.audit.key import DATA_DIR_ENV
-from core.browser.find import mask_endpoints, shown_endpoint
+from core.cdp import mask_endpoints, shown_endpoint
 from tui.cli.main import dispatch
 
 TOKEN = "s3cr3t-grid-token"
@@ -50,3 +50,19 @@ def test_a_grid_that_cannot_be_reached_is_said_without_its_token(
     assert code == 2
     assert "could not reach the endpoint ws://127.0.0.1:1?…" in out.err
     assert TOKEN not in out.err + out.out
+
+
+async def test_a_refused_connection_says_where_without_the_token() -> None:
+    from core.browser.browser import Browser
+    from core.browser.errors import BrowserError
+    from core.cdp import CDPConnection, ConnectionClosed
+
+    url = f"ws://127.0.0.1:1/devtools/browser/x?token={TOKEN}"
+    with pytest.raises(ConnectionClosed) as closed:
+        await CDPConnection.open(url)
+    assert TOKEN not in str(closed.value) and "ws://127.0.0.1:1/devtools/browser/x?…" in str(
+        closed.value
+    )
+    with pytest.raises(BrowserError) as refused:
+        await Browser.connect(url)  # what a run in a grid slot says when its browser is gone
+    assert TOKEN not in str(refused.value)

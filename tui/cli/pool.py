@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.browser.display import NO_DISPLAY, has_display
-from core.browser.find import mask_endpoints, shown_endpoint
+from core.cdp import mask_endpoints, shown_endpoint
 from core.model.spec import DEFAULT_SPEC
 from core.visible import visible
 from tui.cli.command import typed_commands

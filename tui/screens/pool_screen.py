@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from core.browser.find import shown_endpoint
+from core.cdp import shown_endpoint
 from core.visible import visible
 from tui.observatory import ObservatoryApp
 from tui.screens.help_screen import HelpSection

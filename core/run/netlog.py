@@ -18,8 +18,8 @@ the headers, request bodies and, with ``embed``, response bodies are kept too, a
 going into ``run_end``. Nothing sent while the page is handed to the person keeps a body:
 the person may be typing a password the run does not know.
 
-A page decides how many requests it makes: entries past :data:`MAX_ENTRIES` are counted,
-not kept.
+A page decides how many requests it makes: entries past :data:`MAX_ENTRIES`, and requests
+opened while that many are still open, are counted, not kept.
 """
 
 from __future__ import annotations
@@ -218,6 +218,9 @@ class NetworkLog:
             return
         rid = str(p.get("requestId", ""))
         previous = self._live.get(rid)
+        if previous is None and len(self._live) >= MAX_ENTRIES:
+            self.dropped += 1  # a page holding that many requests open: counted, not kept
+            return
         if previous is not None:
             if not isinstance(p.get("redirectResponse"), dict):
                 return  # the same request, seen again from another session

@@ -110,3 +110,32 @@ async def test_data_urls_are_not_requests_of_the_network(tab: Tab, recording: Ne
     )
     _pages, short = recording.take()
     assert [e["url"].rsplit("/", 1)[1] for e in short] == ["data.json?after"]
+
+
+def test_requests_a_page_holds_open_are_kept_only_to_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page can open requests that never end (a server that never answers): the ones
+    waiting are bounded like the finished ones, so the page cannot grow the run's memory."""
+
+    class Session:
+        session_id = "s1"
+
+    log = NetworkLog(None, None, scrub=SECRETS.scrub_json)  # type: ignore[arg-type]
+    monkeypatch.setattr(netlog, "MAX_ENTRIES", 50)
+    for n in range(80):
+        log._sent(
+            Session(),  # type: ignore[arg-type]
+            "tab",
+            {
+                "requestId": f"r{n}",
+                "request": {"url": f"http://127.0.0.1:1/never?n={n}", "method": "GET"},
+                "type": "Fetch",
+                "wallTime": 1_700_000_000.0,
+                "timestamp": 1.0,
+            },
+        )
+    assert len(log._live) == 50 and log.dropped == 30
+    log.end()  # the run ends: the 50 are written as still open
+    _pages, short = log.take()
+    assert len(short) == 50 and all(e["error"] == "still open when the run ended" for e in short)

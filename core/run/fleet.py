@@ -34,6 +34,7 @@ from core.guard.allowlist import NetworkMode
 from core.guard.policy import ApproveMode
 from core.guard.rules import BUILTIN, Budget, parse_duration
 from core.model.prices import PriceError, price_of
+from core.run.netlog import HarContent
 from core.run.session import ConfigError, RunSettings
 from core.secrets import Secrets
 
@@ -64,6 +65,8 @@ TASK_KEYS: Mapping[str, str] = {
     "audit_dir": _STR,
     "action_timeout": _FLOAT,
     "screenshots": _BOOL,
+    "har": _BOOL,
+    "har_content": _STR,
     "policy": _STR,
     "max_tokens": _INT,
     "max_cost": _FLOAT,
@@ -217,6 +220,12 @@ def _settings(
             f"{lines.path} line {lines.key_line(number, 'approve')}: approve must be one of "
             f"{', '.join(APPROVE_MODES)} (got {approve!r})"
         )
+    har_content = merged.get("har_content", "omit")
+    if har_content not in ("omit", "embed"):
+        raise FleetError(
+            f"{lines.path} line {lines.key_line(number, 'har_content')}: har_content must be "
+            f"omit or embed (got {har_content!r})"
+        )
     model = merged.get("model", default_model)
     if model.startswith("scripted:"):
         model = "scripted:" + str(folder / model.removeprefix("scripted:"))
@@ -237,6 +246,8 @@ def _settings(
         audit_dir=folder / merged.get("audit_dir", "audit_logs"),
         action_timeout=float(merged.get("action_timeout", 45.0)),
         screenshots=merged.get("screenshots", True),
+        har=bool(merged.get("har", False) or har_content == "embed"),
+        har_content=cast("HarContent", har_content),
         policy=_policy_spec(merged.get("policy"), folder),
         max_tokens=merged.get("max_tokens"),
         max_cost=_number(merged.get("max_cost")),

@@ -417,3 +417,16 @@ def test_fleet_budget_keys_are_read_and_checked(tmp_path: Path) -> None:
     path.write_text('max_time = "soon"\n[[task]]\ntask = "a"\n')
     with pytest.raises(Exception, match="max_time must be a duration"):
         load_fleet(path, pool="p", default_model="scripted:none")
+
+
+def test_fleet_har_keys_are_read_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "TASKS.toml"
+    path.write_text(
+        'har = true\n[[task]]\ntask = "a"\n[[task]]\ntask = "b"\nhar_content = "embed"\n'
+    )
+    first, second = load_fleet(path, pool="p", default_model="scripted:none").runs
+    assert (first.har, first.har_content) == (True, "omit")
+    assert (second.har, second.har_content) == (True, "embed")
+    path.write_text('[[task]]\ntask = "a"\nhar_content = "all"\n')
+    with pytest.raises(Exception, match="line 3: har_content must be omit or embed"):
+        load_fleet(path, pool="p", default_model="scripted:none")

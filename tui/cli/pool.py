@@ -130,8 +130,10 @@ def _add_fleet_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "fleet",
         help="run the tasks of a TASKS.toml at once, each in a pool slot, in one observatory",
         description=(
-            "Start every [[task]] of TASKS.toml at once, each in its own slot of a tab pool "
-            "(`handrail pool start` first), under one observatory: the pool screen shows "
+            "Start the [[task]]s of TASKS.toml, each in its own slot of a tab pool (`handrail "
+            "pool start` first; a pool over a grid spreads them by free slots), as many at "
+            "once as the pool has usable slots or --max-parallel says, the rest queued in file "
+            "order, under one observatory: the pool screen shows "
             "every slot and run, Enter opens a run, and every run's approvals come up in "
             "one queue, oldest first. Keys at the top of the file are defaults for every "
             "task; an unknown key is an error (exit code 2)."
@@ -175,7 +177,8 @@ TASKS.toml:
 
 keys: task, start_url, model, base_url, approve, policy, max_rounds, max_tokens, max_cost,
 max_time, allow_domain, network, allow_js, secrets, secrets_file, audit_dir,
-action_timeout, screenshots (paths are read relative to the file's folder); at the top
+action_timeout, screenshots, har, har_content (paths are read relative to the file's
+folder); at the top
 only, the whole fleet's budget: fleet_max_tokens, fleet_max_cost, fleet_max_time (all the
 runs together stop before the model call that would cross it)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from core.audit import read_log, verify
 from core.audit.har import credential_name, har_log, redact_headers, redact_url
 from core.run.session import RunSettings, run_session
 from core.secrets import REDACTED
+from tests.audit.test_otel_export import export
 from tests.helpers.agent_run import Supervisor
 from tests.helpers.site_server import FixtureSite
 
@@ -174,14 +174,7 @@ def only_log(tmp_path: Path) -> Path:
 
 
 def export_har(log: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli.main", "export", str(log), "--har", str(out)],
-        cwd=Path(__file__).resolve().parents[2],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
+    return export(str(log), "--har", str(out))
 
 
 def server_view(site: FixtureSite) -> list[tuple[str, str]]:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from core.pool.pool import PoolRun
 from tests.helpers.browserless import Browserless
 from tests.helpers.site_server import FixtureSite
 from tests.helpers.waiting import eventually
+from tests.pool.test_grid import pool_command
 from tests.pool.test_pool import load
 from tests.pool.test_pool_isolation import NOTHING, found
 
@@ -115,17 +114,6 @@ def two_grids(tmp_path: Path) -> Iterator[tuple[Browserless, Browserless]]:
         Browserless.start(token=TOKEN, concurrent=6, parent=tmp_path) as two,
     ):
         yield one, two
-
-
-def pool_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli.main", "pool", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
 
 
 async def test_a_pool_over_two_browserless_spreads_its_runs_and_outlives_one_of_them(

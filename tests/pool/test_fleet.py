@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +45,9 @@ def name() -> Iterator[str]:
     dispatch(["pool", "stop", "--force", "--name", pool_name])
 
 
-def tasks_file(tmp_path: Path, site: FixtureSite) -> Path:
-    """Three tasks, each ordering its own item: a click that waits for approval, then finish."""
+def tasks_file(tmp_path: Path, site: FixtureSite, items: Sequence[str] = ITEMS) -> Path:
+    """A task per item (three by default), each ordering it: a click that waits for
+    approval, then finish."""
     plan = tmp_path / "order.jsonl"
     steps = [
         {"tool": "click", "target": "Order", "reason": "place the order"},
@@ -55,7 +56,7 @@ def tasks_file(tmp_path: Path, site: FixtureSite) -> Path:
     plan.write_text("".join(json.dumps(s) + "\n" for s in steps))
     tasks = [
         f'[[task]]\ntask = "order a {item}"\nstart_url = "{site.url(f"/fleet/order.html?item={item}")}"\n'
-        for item in ITEMS
+        for item in items
     ]
     path = tmp_path / "TASKS.toml"
     path.write_text(

@@ -19,10 +19,14 @@ import pytest
 from core.pool import pool
 from core.pool.detached import Started, kill_group, launch_detached, wait_gone
 from core.pool.pool import PoolRun
-from core.pool.state import PoolFull, PoolState
+from core.pool.state import PoolFull
+from core.run.fleet import load_fleet
 from tests.helpers.site_server import FixtureSite
+from tests.helpers.tui_driver import wait_until
+from tests.pool.test_fleet import WAIT, asked, tasks_file
 from tests.pool.test_pool import load
 from tests.pool.test_pool_isolation import NOTHING, found, leased
+from tui.screens.fleet import FleetApp, FleetApproval
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +56,7 @@ def pool_command(*args: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
         check=False,
     )
 
@@ -70,11 +74,7 @@ async def test_claims_go_to_the_browser_with_most_free_slots(
             leases.append((lease, await lease.open()))
         used = [lease.endpoint for lease, _ in leases]
         assert sorted(used) == sorted([a, a, b, b])  # 2 and 2, not 3 and 1
-        state = PoolState.open(name)
-        try:
-            slots = state.slots()
-        finally:
-            state.close()
+        slots = pool.status(name).slots
         assert [s.endpoint for s in slots] == [a, a, a, b, b, b]  # each slot knows its browser
         for lease, browser in leases:  # each run's tab is in the browser its slot names
             assert browser.current is not None
@@ -109,11 +109,7 @@ async def test_a_dead_browser_loses_its_slots_and_the_rest_go_on(
         await cut.wait()  # the run's connection saw its browser go
     lost = await first.end(browser)
     await browser.close()
-    state = PoolState.open(name)
-    try:
-        by_slot = {s.slot: s for s in state.slots()}
-    finally:
-        state.close()
+    by_slot = {s.slot: s for s in pool.status(name).slots}
     assert by_slot[lost[0]].state == "lost" and by_slot[lost[0]].lost_reason
     # The dead browser's other slot is lost as well; claims go to the live one until it is
     # full, then the pool is full (never a slot in a browser that does not answer).
@@ -173,47 +169,27 @@ async def test_a_reclaimed_slot_on_either_browser_holds_nothing_of_the_last_run(
 SIX = ("kettle", "teapot", "mug", "jug", "tray", "spoon")
 
 
-def six_tasks(tmp_path: Path, site: FixtureSite) -> Path:
-    """Six tasks, each ordering its own item on the fixture shop: a click that waits for
-    approval, then finish."""
-    plan = tmp_path / "order.jsonl"
-    plan.write_text(
-        json.dumps({"tool": "click", "target": "Order", "reason": "place the order"})
-        + "\n"
-        + json.dumps({"tool": "finish", "input": {"success": True, "answer": "ordered"}})
-        + "\n"
-    )
-    tasks = "".join(
-        f'[[task]]\ntask = "order a {item}"\n'
-        f'start_url = "{site.url(f"/fleet/order.html?item={item}")}"\n\n'
-        for item in SIX
-    )
-    path = tmp_path / "TASKS.toml"
-    path.write_text(
-        'model = "scripted:order.jsonl"\napprove = "ask"\naudit_dir = "logs"\n'
-        'allow_domain = ["127.0.0.1"]\nmax_rounds = 5\n\n' + tasks
-    )
-    return path
+async def grid_fleet(
+    name: str, hosts: list[Started], tmp_path: Path, site: FixtureSite
+) -> tuple[FleetApp, str, str]:
+    """A pool of 2 slots in each of the two browsers, and a fleet of six orders over it
+    (tests/pool/test_fleet.py's tasks: a click that waits for approval, then finish)."""
+    a, b = (h.endpoint for h in hosts)
+    await pool.start(name, slots=2, endpoints=[a, b])
+    site.clear()
+    tasks = tasks_file(tmp_path, site, SIX)
+    fleet = load_fleet(tasks, pool=name, default_model="scripted:none")
+    app = FleetApp(
+        fleet.runs, pool=name, config_dir=tmp_path / "config", persist_theme=False,
+        poll_interval=0.1,
+    )  # fmt: skip
+    return app, a, b
 
 
 async def test_a_six_task_fleet_over_the_grid_queues_what_does_not_fit_and_asks_in_one_queue(
     name: str, hosts: list[Started], tmp_path: Path, site: FixtureSite
 ) -> None:
-    from tests.helpers.tui_driver import wait_until
-    from tests.pool.test_fleet import WAIT, asked
-    from tui.screens.approval import ApprovalScreen
-    from tui.screens.fleet import FleetApp, FleetApproval
-
-    a, b = (h.endpoint for h in hosts)
-    await pool.start(name, slots=2, endpoints=[a, b])
-    from core.run.fleet import load_fleet
-
-    site.clear()
-    fleet = load_fleet(six_tasks(tmp_path, site), pool=name, default_model="scripted:none")
-    app = FleetApp(
-        fleet.runs, pool=name, config_dir=tmp_path / "config", persist_theme=False,
-        poll_interval=0.1,
-    )  # fmt: skip
+    app, a, b = await grid_fleet(name, hosts, tmp_path, site)
     async with app.run_test(size=(140, 44)) as pilot:
         # Four slots: four runs ask, two wait their turn, each shown with its place.
         await wait_until(pilot, lambda: asked(app) == 4, timeout=WAIT)
@@ -226,44 +202,24 @@ async def test_a_six_task_fleet_over_the_grid_queues_what_does_not_fit_and_asks_
         for _ in SIX:
             await wait_until(pilot, lambda: isinstance(app.screen, FleetApproval), timeout=WAIT)
             screen = app.screen
-            assert isinstance(screen, ApprovalScreen)
+            assert isinstance(screen, FleetApproval)
             await pilot.pause(0.05)
             await pilot.press("a")
             await wait_until(pilot, lambda s=screen: app.screen is not s, timeout=WAIT)
         await wait_until(pilot, lambda: app.done, timeout=WAIT)
     assert [r.exit_code for r in app.runs] == [0] * 6
     assert sorted(p.form["item"][0] for p in site.posts("/fleet/order")) == sorted(SIX)
-    state = PoolState.open(name)
-    try:
-        used = {s.endpoint for s in state.slots() if s.run_id}
-    finally:
-        state.close()
+    used = {s.endpoint for s in pool.status(name).slots if s.run_id}
     assert used == {a, b}  # the fleet's runs went to both browsers
 
 
 async def test_a_browser_lost_mid_fleet_ends_its_runs_clearly_and_the_fleet_finishes_the_rest(
     name: str, hosts: list[Started], tmp_path: Path, site: FixtureSite
 ) -> None:
-    from core.run.fleet import load_fleet
-    from tests.helpers.tui_driver import wait_until
-    from tests.pool.test_fleet import WAIT, asked
-    from tui.screens.fleet import FleetApp, FleetApproval
-
-    a, b = (h.endpoint for h in hosts)
-    await pool.start(name, slots=2, endpoints=[a, b])
-    site.clear()
-    fleet = load_fleet(six_tasks(tmp_path, site), pool=name, default_model="scripted:none")
-    app = FleetApp(
-        fleet.runs, pool=name, config_dir=tmp_path / "config", persist_theme=False,
-        poll_interval=0.1,
-    )  # fmt: skip
+    app, a, b = await grid_fleet(name, hosts, tmp_path, site)
     async with app.run_test(size=(140, 44)) as pilot:
         await wait_until(pilot, lambda: asked(app) == 4, timeout=WAIT)
-        state = PoolState.open(name)
-        try:
-            on_a = {s.run_id for s in state.slots() if s.endpoint == a and s.run_id}
-        finally:
-            state.close()
+        on_a = {s.run_id for s in pool.status(name).slots if s.endpoint == a and s.run_id}
         assert len(on_a) == 2
         dead = hosts[0]
         assert dead.pid is not None
@@ -285,10 +241,6 @@ async def test_a_browser_lost_mid_fleet_ends_its_runs_clearly_and_the_fleet_fini
         assert run.exit_code != 0
         said = f"{run.problem or ''} {run.view.finished.reason if run.view.finished else ''}"
         assert "browser" in said.lower(), said
-    state = PoolState.open(name)
-    try:
-        slots = state.slots()
-    finally:
-        state.close()
+    slots = pool.status(name).slots
     assert [s.state for s in slots if s.endpoint == a] == ["lost", "lost"]
     assert {s.state for s in slots if s.endpoint == b} == {"completed"}

@@ -4,9 +4,7 @@ button, it diverges at that step (exit 1)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,36 +12,15 @@ import pytest
 from core.demo import server as demo_server
 from core.demo import start_demo_site
 from core.rerun.rerun import NO_MODEL
-from core.run.session import run_session
+from tests.audit.test_otel_export import demo_log as demo_log  # the scripted demo's log
 from tests.rerun.test_diff import handrail_diff
 from tests.rerun.test_rerun import rerun_on
-from tests.run.test_demo_run import demo_args
-from tui.cli.demo import demo_settings
 from tui.console import ConsoleSupervisor
 
 pytestmark = pytest.mark.slow
 
 NOBODY = ConsoleSupervisor(interactive=False)
 RENAMED = ("Continue to passenger details", "Next: who is travelling")
-
-
-@pytest.fixture(scope="module")
-def demo_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("diff-demo")
-    site = start_demo_site()
-    saved = os.environ.pop("ANTHROPIC_API_KEY", None)  # the demo's own scripted plan
-    try:
-        settings = demo_settings(
-            demo_args(tmp, "--approve", "none", "--no-tui"), site_url=site.url, work=tmp
-        )
-        finished = asyncio.run(run_session(settings, supervisor=NOBODY))
-        assert finished.outcome == "human_needed"
-    finally:
-        site.stop()
-        if saved is not None:
-            os.environ["ANTHROPIC_API_KEY"] = saved
-    (log,) = (tmp / "logs").glob("*.jsonl")
-    return log
 
 
 def test_the_demo_against_its_rerun_is_equivalent(tmp_path: Path, demo_log: Path) -> None:

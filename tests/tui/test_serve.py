@@ -69,27 +69,30 @@ def serving(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
         '{"tool": "click", "target": "Send", "reason": "send the note"}\n'
         '{"tool": "finish", "input": {"success": true, "answer": "sent"}}\n'
     )
+    with serve_command(
+        tmp_path,
+        "Send the note",
+        "--headless",
+        "--model",
+        f"scripted:{plan}",
+        "--start-url",
+        site.url("/observe/send.html"),
+        "--audit-dir",
+        str(tmp_path / "logs"),
+        "--profile",
+        str(tmp_path / "profile"),
+    ) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serve_command(tmp_path: Path, *args: str) -> Iterator[Served]:
+    """``handrail serve --port 0 ARGS...`` as the person starts it, once it has printed its
+    URL; stopped with SIGINT (then killed, if it does not stop) when the block ends."""
     stderr_path = tmp_path / "serve.stderr"
     stderr = stderr_path.open("w")
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tui.cli.main",
-            "serve",
-            "--port",
-            "0",
-            "Send the note",
-            "--headless",
-            "--model",
-            f"scripted:{plan}",
-            "--start-url",
-            site.url("/observe/send.html"),
-            "--audit-dir",
-            str(tmp_path / "logs"),
-            "--profile",
-            str(tmp_path / "profile"),
-        ],
+        [sys.executable, "-m", "tui.cli.main", "serve", "--port", "0", *args],
         cwd=ROOT,
         env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
         stdin=subprocess.DEVNULL,
@@ -105,13 +108,14 @@ def serving(tmp_path: Path, site: FixtureSite) -> Iterator[Served]:
         assert found, f"no URL printed: {line!r} {stderr_path.read_text()}"
         yield Served(proc, found.group(1), stderr_path)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
         stderr.close()

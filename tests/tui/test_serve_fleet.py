@@ -5,13 +5,7 @@ read from the websocket frames it receives; the runs' effect from the fixture se
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import re
 import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +15,7 @@ from tests.helpers import load
 from tests.helpers.site_server import FixtureSite
 from tests.pool.test_fleet import ITEMS, tasks_file
 from tests.pool.test_fleet import name as name  # a 3-slot pool of the test's own
-from tests.tui.test_serve import WAIT, Screen, _press_a, _status
+from tests.tui.test_serve import WAIT, Screen, _press_a, _status, serve_command
 from tui.cli.main import dispatch
 
 pytestmark = pytest.mark.slow
@@ -29,51 +23,16 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@contextlib.contextmanager
-def serving_fleet(
-    tasks: Path, pool: str, tmp_path: Path
-) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
-    stderr_path = tmp_path / "serve.stderr"
-    stderr = stderr_path.open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli.main", "serve", "--fleet", str(tasks), "--pool", pool,
-         "--port", "0"],
-        cwd=ROOT,
-        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-        start_new_session=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"open (http://\S+)", line)
-        assert found, f"no URL printed: {line!r} {stderr_path.read_text()}"
-        assert "ends the fleet's runs" in proc.stdout.readline()
-        yield found.group(1), stderr_path, proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        stderr.close()
-
-
 async def test_a_fleet_is_supervised_from_a_browser_with_the_token_and_refused_without(
     tab: Tab, tmp_path: Path, site: FixtureSite, name: str
 ) -> None:
     site.clear()
     tasks = tasks_file(tmp_path, site)
-    with serving_fleet(tasks, name, tmp_path) as (url, _stderr_path, proc):
-        origin = url.split("/?", 1)[0]
+    with serve_command(tmp_path, "--fleet", str(tasks), "--pool", name) as served:
+        url, proc = served.url, served.proc
+        assert proc.stdout is not None
+        assert "ends the fleet's runs" in proc.stdout.readline()
+        origin = served.origin
         assert _status(origin + "/") == 403  # no token: nothing of the fleet
         assert _status(url, {"Host": "evil.example"}) in (400, 403)
         await tab.send("Network.enable")

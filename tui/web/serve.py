@@ -261,13 +261,28 @@ def _serve(
     return code
 
 
-def is_fleet(argv: Sequence[str]) -> bool:
-    """``serve --fleet TASKS.toml``: a fleet's observatory, with no run options."""
+def _serves_other(argv: Sequence[str], option: str) -> bool:
+    """Whether ``argv`` is ``serve`` given ``option`` (before any ``--``): an observatory
+    other than a new run's, which takes none of the run options."""
     args = list(argv)
     if args[:1] != ["serve"]:
         return False
     head = args[: args.index("--")] if "--" in args else args
-    return any(a == "--fleet" or a.startswith("--fleet=") for a in head)
+    return any(a == option or a.startswith(f"{option}=") for a in head)
+
+
+def _web_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The parser of a ``serve`` that takes no run options: where to listen, and the theme."""
+    parser = argparse.ArgumentParser(prog=prog, allow_abbrev=False, description=description)
+    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N")
+    parser.add_argument("--theme", metavar="NAME")
+    return parser
+
+
+def is_fleet(argv: Sequence[str]) -> bool:
+    """``serve --fleet TASKS.toml``: a fleet's observatory, with no run options."""
+    return _serves_other(argv, "--fleet")
 
 
 def run_serve_fleet(argv: Sequence[str]) -> int:
@@ -283,19 +298,15 @@ def run_serve_fleet(argv: Sequence[str]) -> int:
     from core.run.session import ConfigError
     from tui.exit_codes import EXIT_USAGE
 
-    parser = argparse.ArgumentParser(
-        prog="handrail serve --fleet",
-        allow_abbrev=False,
-        description="Serve a fleet's observatory (handrail fleet TASKS.toml) as a web page: "
-        "its pool screen and its one queue of approvals, for a team to supervise from a "
-        "browser. Stopping serve ends the fleet's runs.",
+    parser = _web_parser(
+        "handrail serve --fleet",
+        "Serve a fleet's observatory (handrail fleet TASKS.toml) as a web page: its pool "
+        "screen and its one queue of approvals, for a team to supervise from a browser. "
+        "Stopping serve ends the fleet's runs.",
     )
     parser.add_argument("--fleet", required=True, type=Path, metavar="TASKS.toml")
     parser.add_argument("--pool", default=DEFAULT_NAME, metavar="NAME")
     parser.add_argument("--max-parallel", type=int, metavar="N")
-    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N")
-    parser.add_argument("--theme", metavar="NAME")
     args, extra = parser.parse_known_args(list(argv)[1:])
     if extra:
         say(
@@ -323,11 +334,7 @@ def run_serve_fleet(argv: Sequence[str]) -> int:
 
 def is_attach(argv: Sequence[str]) -> bool:
     """``serve --attach RUN``: a live run's observatory, with no run options."""
-    args = list(argv)
-    if args[:1] != ["serve"]:
-        return False
-    head = args[: args.index("--")] if "--" in args else args
-    return any(a == "--attach" or a.startswith("--attach=") for a in head)
+    return _serves_other(argv, "--attach")
 
 
 def run_serve_attach(argv: Sequence[str]) -> int:
@@ -337,15 +344,11 @@ def run_serve_attach(argv: Sequence[str]) -> int:
     from core.run.live import LiveClient, LiveError, live_ids, match_run
     from tui.exit_codes import EXIT_USAGE
 
-    parser = argparse.ArgumentParser(
-        prog="handrail serve --attach",
-        allow_abbrev=False,
-        description="Serve the observatory of a live run (handrail attach RUN) as a web page.",
+    parser = _web_parser(
+        "handrail serve --attach",
+        "Serve the observatory of a live run (handrail attach RUN) as a web page.",
     )
     parser.add_argument("--attach", required=True, metavar="RUN")
-    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N")
-    parser.add_argument("--theme", metavar="NAME")
     parser.add_argument("--watch", action="store_true")
     args, extra = parser.parse_known_args(list(argv)[1:])
     if extra:

@@ -138,6 +138,13 @@ class Handles:
     backends: dict[int, int | None] = field(default_factory=dict)
     """Serial of an asked node in our world (listeners.js) -> its backendNodeId (None: it
     could not be described)."""
+    events: dict[int, str] = field(default_factory=dict)
+    """backendNodeId -> jQuery's ``events`` object for that element (in the page's world),
+    once it held click handlers: later reads start there (see :func:`_jquery_handlers`)."""
+    last_asks: JSON | None = None
+    """What the latest walk in ask mode asked (listeners.js ``asked()``), answered: the next
+    walk's questions are asked again beside that walk (:func:`answer_walk` with
+    ``speculative``), and stand for its own when it asks the same."""
     plain: set[tuple[str, int, int]] = field(default_factory=set)
     """Listener sites (script, line, column) found not to be jQuery's dispatcher: jQuery
     binds that one function wherever it handles an event, so a site whose element has no
@@ -628,7 +635,20 @@ async def _jquery_handlers(
 ) -> bool | None:
     """Fill ``node`` from jQuery's data on it (main world, read without running page code).
     True when the element carries jQuery click handlers, False when it carries none, None
-    when it could not be read (gone)."""
+    when it could not be read (gone).
+
+    The chain is element -> its data (under jQuery's expando) -> ``events`` -> a list per
+    event type -> each handler, a round trip each. The ``events`` object is kept once it
+    held click handlers, and later digests start there: jQuery keeps one per element and
+    adds to it, and lets it go only once every handler is removed (an emptied object is
+    never filled again), so a kept object that shows no click handler is read from the
+    element again."""
+    kept = handles.events.get(node.backend)
+    if kept is not None:
+        with contextlib.suppress(CDPError):  # a handle the page's world let go of
+            if await _jquery_events(session, kept, node, timeout):
+                return True
+        del handles.events[node.backend]
     element_id = await _resolve(session, node.backend, None, handles.page, timeout)
     if not element_id:
         return None
@@ -638,29 +658,35 @@ async def _jquery_handlers(
         if data_id is None:
             continue
         events_id = _object((await _props(session, data_id, timeout)).get("events"))
-        if events_id is None:
-            continue
-        events = await _props(session, events_id, timeout)
-        lists = [i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None]
-        handlers: list[str] = []
-        for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists)):
-            handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
-        if not handlers:
-            continue
-        objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers))
-        selectors: list[str] = []
-        direct = False
-        for handle in objs:
-            value = handle.get("selector", {}).get("value", {})
-            selector = value.get("value") if value.get("type") == "string" else None
-            if selector:
-                selectors.append(str(selector)[:200])
-            else:
-                direct = True
-        node.direct = direct
-        node.selectors = tuple(dict.fromkeys(selectors))
-        return True
+        if events_id is not None and await _jquery_events(session, events_id, node, timeout):
+            handles.events[node.backend] = events_id
+            return True
     return False
+
+
+async def _jquery_events(session: CDPSession, events_id: str, node: _Node, timeout: float) -> bool:
+    """Fill ``node`` from jQuery's ``events`` object of its element; whether it holds click
+    handlers."""
+    events = await _props(session, events_id, timeout)
+    lists = [i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None]
+    handlers: list[str] = []
+    for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists)):
+        handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
+    if not handlers:
+        return False
+    objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers))
+    selectors: list[str] = []
+    direct = False
+    for handle in objs:
+        value = handle.get("selector", {}).get("value", {})
+        selector = value.get("value") if value.get("type") == "string" else None
+        if selector:
+            selectors.append(str(selector)[:200])
+        else:
+            direct = True
+    node.direct = direct
+    node.selectors = tuple(dict.fromkeys(selectors))
+    return True
 
 
 # -- for the eyes (core/eyes/snapshot.py) ------------------------------------------------

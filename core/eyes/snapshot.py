@@ -52,7 +52,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast, get_args
 
@@ -781,6 +781,8 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     js_opts["ask"] = asking
     js_opts["askAllRoots"] = asking and handles is not None and handles.jquery
     walk = f"globalThis.__handrail.snapshot({json.dumps(js_opts)})"
+    ahead = handles.last_asks if asking and handles is not None else None
+    early: list[Any] = []  # the figures of asking ``ahead`` again
     if handles is not None and not asking and handles.handed is None:
         # The document's first listing: every listener listed first, the walk uses them.
         await asyncio.gather(
@@ -805,13 +807,27 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
     else:
         # The walk goes out with the closed-root audit (their round trips overlap), and is
         # taken again in the rare digest where the audit hands our world a new closed root.
-        _, raw = await asyncio.gather(
-            audits.run(tab.session), world_eval(tab, walk, timeout=opts.timeout)
-        )
-        retake = audits.adopted(tab.session)
+        # Asking, the latest walk's questions are asked again beside them: a page that has
+        # not changed asks the same, and then its answers are in when the walk is (asking
+        # after the walk was a third of a digest on Jupyter). An answer that changes a
+        # verdict takes the walk again, whether it reached our world before the walk or
+        # after it.
+        jobs: list[Awaitable[Any]] = [
+            world_eval(tab, walk, timeout=opts.timeout),
+            audits.run(tab.session),
+        ]
+        if handles is not None and ahead is not None:
+            jobs.insert(0, answer_walk(tab, handles, ahead, opts.timeout, early))
+        done = await asyncio.gather(*jobs)
+        raw = done[-2]
+        retake = audits.adopted(tab.session) or (len(done) > 2 and bool(done[0]))
     asks = raw.pop("asks", None) if isinstance(raw, dict) else None
     if asking and handles is not None and isinstance(asks, dict):
-        retake = await answer_walk(tab, handles, asks, opts.timeout, handlers) or retake
+        if asks == ahead:
+            handlers.extend(early)
+        else:
+            retake = await answer_walk(tab, handles, asks, opts.timeout, handlers) or retake
+        handles.last_asks = asks
     if retake:
         # An answer or the audit changes what the walk read (a new element with a handler,
         # a closed root): once more (the same walk again: what is new is judged as the first

@@ -162,3 +162,27 @@ async def test_a_page_with_thousands_of_listeners_is_asked_about_and_a_light_one
     await load(tab, site.url("/widgets/eyes/delegated.html"))
     for _ in range(2):
         assert scan(await take_snapshot(tab))["asked"] is None
+
+
+async def test_jquery_delegation_changed_since_the_last_digest_shows_in_the_next(
+    mode: str, tab: Tab, site: FixtureSite
+) -> None:
+    # jQuery keeps one object of handlers per element and adds to it; removing every handler
+    # lets that object go, and the next handler bound starts a new one. Both show at once.
+    await load(tab, site.url("/widgets/eyes/delegated.html"))
+    for _ in range(3):
+        snap = await take_snapshot(tab)
+    assert {"Previous page", "Next page"} <= set(names(snap))
+    assert "Not a control" not in names(snap)
+    await page_eval(tab, "$('.pager').on('click', 'a:not([title])', () => {})")
+    snap = await take_snapshot(tab)
+    assert {"Previous page", "Next page", "Not a control"} <= set(names(snap))
+    await page_eval(
+        tab, "$('.pager').off('click'); $('.pager').on('click', 'a[title^=N]', () => {})"
+    )
+    snap = await take_snapshot(tab)
+    assert "Next page" in names(snap)
+    assert not {"Previous page", "Not a control"} & set(names(snap)), snap.text
+    await page_eval(tab, "$('.pager').off('click')")
+    snap = await take_snapshot(tab)
+    assert not {"Previous page", "Next page", "Not a control"} & set(names(snap)), snap.text

@@ -93,6 +93,14 @@ class _Node:
     selectors: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class _Kept:
+    """jQuery's ``events`` object of an element, and its handler list per click-like type."""
+
+    events: str
+    lists: dict[str, str]
+
+
 @dataclass
 class Handles:
     """DOM node handles of one document, kept for its life (see the module's notes)."""
@@ -138,9 +146,10 @@ class Handles:
     backends: dict[int, int | None] = field(default_factory=dict)
     """Serial of an asked node in our world (listeners.js) -> its backendNodeId (None: it
     could not be described)."""
-    events: dict[int, str] = field(default_factory=dict)
-    """backendNodeId -> jQuery's ``events`` object for that element (in the page's world),
-    once it held click handlers: later reads start there (see :func:`_jquery_handlers`)."""
+    events: dict[int, _Kept] = field(default_factory=dict)
+    """backendNodeId -> jQuery's handler objects of that element (in the page's world), for
+    the elements whose jQuery click handlers the latest digest read: the next digest reads
+    them again from there, beside its listener calls (see :func:`_jquery_handlers`)."""
     last_asks: JSON | None = None
     """What the latest walk in ask mode asked (listeners.js ``asked()``), answered: the next
     walk's questions are asked again beside that walk (:func:`answer_walk` with
@@ -215,6 +224,7 @@ async def discover(
         handles.document = doc.get("result", {}).get("objectId")
     if not handles.document:
         return HandlerScan(0, 0, 0, 0.0)
+    kept = _reread_kept(session, handles, timeout)
     try:
         got = await session.send(
             "DOMDebugger.getEventListeners",
@@ -228,7 +238,7 @@ async def discover(
             await _note_heavy(session, handles, listed, timeout)
         nodes, sites = _click_nodes(listed)
         chosen = list(nodes.values())[:MAX_NODES]
-        probed = await _read_jquery(session, handles, chosen, sites, timeout) if chosen else 0
+        probed = await _read_jquery(session, handles, chosen, sites, kept, timeout)
         handles.jquery = handles.jquery or probed > 0
         handles.jquery_read = probed
         handed = tuple((n.backend, n.direct, tuple(n.selectors)) for n in chosen)
@@ -239,6 +249,7 @@ async def discover(
         delegated = sum(len(n.selectors) for n in chosen)
         return HandlerScan(len(nodes), probed, delegated, _ms(started), retake=reused and not same)
     finally:
+        await asyncio.gather(*kept.values(), return_exceptions=True)
         # Plain objects only (jQuery's data); node handles stay (see the module's notes).
         with contextlib.suppress(CDPError):
             await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
@@ -315,6 +326,7 @@ async def answer_asks(
     up are asked about in one call on it (:func:`_plan`), and a framework root's answer is
     kept (:data:`FRAMEWORK_ROOT`)."""
     started = time.perf_counter()
+    kept = _reread_kept(session, handles, timeout)
     try:
         serials = [int(x) for x in asks.get("serials", [])][:MAX_ASKS]
         chains = [[int(a) for a in c] for c in asks.get("chains", [])][: len(serials)]
@@ -335,7 +347,7 @@ async def answer_asks(
         listed = await _ask(session, handles, set(serials), plan, timeout)
         nodes, sites = _click_nodes(listed)
         chosen = list(nodes.values())[:MAX_NODES]
-        probed = await _read_jquery(session, handles, chosen, sites, timeout) if chosen else 0
+        probed = await _read_jquery(session, handles, chosen, sites, kept, timeout)
         handles.jquery = handles.jquery or probed > 0
         serial_of = {b: sv for sv in serials if (b := handles.backends.get(sv))}
         specs = [
@@ -354,6 +366,7 @@ async def answer_asks(
         delegated = sum(len(n.selectors) for n in chosen)
         return HandlerScan(len(nodes), probed, delegated, _ms(started), len(serials), changed)
     finally:
+        await asyncio.gather(*kept.values(), return_exceptions=True)
         with contextlib.suppress(CDPError):
             await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
 
@@ -586,17 +599,23 @@ async def _read_jquery(
     handles: Handles,
     nodes: list[_Node],
     sites: dict[int, set[tuple[str, int, int]]],
+    kept: dict[int, asyncio.Task[list[str] | None]],
     timeout: float,
 ) -> int:
     """Read the jQuery handlers of the nodes whose listener is jQuery's: one node per listener
     site is tried first (jQuery binds the same dispatcher everywhere), then every node that
-    shares a site found to be jQuery's. Returns how many nodes were read."""
+    shares a site found to be jQuery's. Returns how many nodes were read. ``kept``: the
+    handler lists of the latest digest's jQuery elements, being read again
+    (:func:`_reread_kept`)."""
+    if not nodes:
+        handles.events = {}
+        return 0
     first: dict[tuple[str, int, int], _Node] = {}
     for node in nodes:
         for site in sites[node.backend] - handles.plain:
             first.setdefault(site, node)
     tried = await asyncio.gather(
-        *(_jquery_handlers(session, handles, n, timeout) for n in first.values()),
+        *(_jquery_handlers(session, handles, n, kept, timeout) for n in first.values()),
         return_exceptions=True,
     )
     handles.plain.update(site for site, ok in zip(first, tried, strict=True) if ok is False)
@@ -605,10 +624,49 @@ async def _read_jquery(
     rest = [n for n in nodes if id(n) not in done and sites[n.backend] & jquery_sites][
         : max(0, MAX_JQUERY - len(done))
     ]
-    await asyncio.gather(
-        *(_jquery_handlers(session, handles, n, timeout) for n in rest), return_exceptions=True
+    again = await asyncio.gather(
+        *(_jquery_handlers(session, handles, n, kept, timeout) for n in rest),
+        return_exceptions=True,
     )
+    read = {n.backend for n, ok in zip(first.values(), tried, strict=True) if ok is True}
+    read |= {n.backend for n, ok in zip(rest, again, strict=True) if ok is True}
+    handles.events = {b: k for b, k in handles.events.items() if b in read}
     return len(done) + len(rest)
+
+
+def _reread_kept(
+    session: CDPSession, handles: Handles, timeout: float
+) -> dict[int, asyncio.Task[list[str] | None]]:
+    """Start reading again the handler lists of the latest digest's jQuery elements, beside
+    the listener calls of this one (which decide whether they are still wanted)."""
+    return {
+        backend: asyncio.ensure_future(_kept_handlers(session, k, timeout))
+        for backend, k in handles.events.items()
+    }
+
+
+async def _kept_handlers(session: CDPSession, kept: _Kept, timeout: float) -> list[str] | None:
+    """The handler objects in an element's kept lists, or None when they no longer hold its
+    click handlers. jQuery keeps one ``events`` object per element and one list per event
+    type, adds to them and removes from them, and lets a list (or the object) go only once
+    it is empty, binding a new one for the next handler: so kept lists that are all
+    non-empty, for the very click-like types the object still holds, are the element's."""
+    try:
+        events, *lists = await asyncio.gather(
+            _props(session, kept.events, timeout),
+            *(_props(session, i, timeout) for i in kept.lists.values()),
+        )
+    except CDPError:
+        return None  # a handle the page's world let go of
+    if {kind for kind in CLICK_TYPES if _object(events.get(kind))} != set(kept.lists):
+        return None
+    handlers: list[str] = []
+    for items in lists:
+        got = [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
+        if not got:
+            return None
+        handlers += got
+    return handlers
 
 
 async def _props(session: CDPSession, object_id: str, timeout: float) -> dict[str, JSON]:
@@ -631,24 +689,26 @@ def _object(prop: JSON | None) -> str | None:
 
 
 async def _jquery_handlers(
-    session: CDPSession, handles: Handles, node: _Node, timeout: float
+    session: CDPSession,
+    handles: Handles,
+    node: _Node,
+    kept: dict[int, asyncio.Task[list[str] | None]],
+    timeout: float,
 ) -> bool | None:
     """Fill ``node`` from jQuery's data on it (main world, read without running page code).
     True when the element carries jQuery click handlers, False when it carries none, None
     when it could not be read (gone).
 
     The chain is element -> its data (under jQuery's expando) -> ``events`` -> a list per
-    event type -> each handler, a round trip each. The ``events`` object is kept once it
-    held click handlers, and later digests start there: jQuery keeps one per element and
-    adds to it, and lets it go only once every handler is removed (an emptied object is
-    never filled again), so a kept object that shows no click handler is read from the
-    element again."""
-    kept = handles.events.get(node.backend)
-    if kept is not None:
-        with contextlib.suppress(CDPError):  # a handle the page's world let go of
-            if await _jquery_events(session, kept, node, timeout):
-                return True
-        del handles.events[node.backend]
+    event type -> each handler, a round trip each. An element read last digest starts from
+    its kept lists (:func:`_kept_handlers`, already under way), and from the element again
+    when they are no longer its."""
+    again = kept.get(node.backend)
+    handlers = await again if again is not None else None
+    if handlers is not None:
+        await _fill(session, node, handlers, timeout)
+        return True
+    handles.events.pop(node.backend, None)
     element_id = await _resolve(session, node.backend, None, handles.page, timeout)
     if not element_id:
         return None
@@ -658,22 +718,23 @@ async def _jquery_handlers(
         if data_id is None:
             continue
         events_id = _object((await _props(session, data_id, timeout)).get("events"))
-        if events_id is not None and await _jquery_events(session, events_id, node, timeout):
-            handles.events[node.backend] = events_id
-            return True
+        if events_id is None:
+            continue
+        events = await _props(session, events_id, timeout)
+        lists = {kind: i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None}
+        handlers = []
+        for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists.values())):
+            handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
+        if not handlers:
+            continue
+        handles.events[node.backend] = _Kept(events_id, lists)
+        await _fill(session, node, handlers, timeout)
+        return True
     return False
 
 
-async def _jquery_events(session: CDPSession, events_id: str, node: _Node, timeout: float) -> bool:
-    """Fill ``node`` from jQuery's ``events`` object of its element; whether it holds click
-    handlers."""
-    events = await _props(session, events_id, timeout)
-    lists = [i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None]
-    handlers: list[str] = []
-    for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists)):
-        handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
-    if not handlers:
-        return False
+async def _fill(session: CDPSession, node: _Node, handlers: list[str], timeout: float) -> None:
+    """``node``'s direct flag and delegated selectors, from jQuery's handler objects."""
     objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers))
     selectors: list[str] = []
     direct = False
@@ -686,7 +747,6 @@ async def _jquery_events(session: CDPSession, events_id: str, node: _Node, timeo
             direct = True
     node.direct = direct
     node.selectors = tuple(dict.fromkeys(selectors))
-    return True
 
 
 # -- for the eyes (core/eyes/snapshot.py) ------------------------------------------------

@@ -754,6 +754,16 @@ async def follow_frames(browser: Browser) -> None:
 _FOLLOWS = "_handrail_eyes_follow_frames"
 
 
+async def _after_questions(walk: Awaitable[Any]) -> Any:
+    """``walk``, a few turns of the event loop late: the questions asked beside it (tasks of
+    their own, a round trip or two deep) write their first commands before it, and the
+    renderer, which answers in the order it is asked, answers those before it walks rather
+    than after. (Only an order of work: it holds whichever goes first.)"""
+    for _ in range(6):
+        await asyncio.sleep(0)
+    return await walk
+
+
 async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> Snapshot:
     """Walk the tab's page once (in our isolated world) and return the digest.
 
@@ -812,12 +822,15 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         # after the walk was a third of a digest on Jupyter). An answer that changes a
         # verdict takes the walk again, whether it reached our world before the walk or
         # after it.
-        jobs: list[Awaitable[Any]] = [
-            world_eval(tab, walk, timeout=opts.timeout),
-            audits.run(tab.session),
-        ]
+        walking = world_eval(tab, walk, timeout=opts.timeout)
         if handles is not None and ahead is not None:
-            jobs.insert(0, answer_walk(tab, handles, ahead, opts.timeout, early))
+            jobs: list[Awaitable[Any]] = [
+                answer_walk(tab, handles, ahead, opts.timeout, early),
+                _after_questions(walking),
+                audits.run(tab.session),
+            ]
+        else:
+            jobs = [walking, audits.run(tab.session)]
         done = await asyncio.gather(*jobs)
         raw = done[-2]
         retake = audits.adopted(tab.session) or (len(done) > 2 and bool(done[0]))
@@ -837,8 +850,10 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
             f"globalThis.__handrail.snapshot({json.dumps({**js_opts, 'retake': True})})",
             timeout=opts.timeout,
         )
-        if isinstance(raw, dict):
-            raw.pop("asks", None)
+        asks = raw.pop("asks", None) if isinstance(raw, dict) else None
+        if asking and handles is not None and isinstance(asks, dict):
+            handles.last_asks = asks  # what the next walk asks, on a page that stays
+
     if isinstance(raw, dict) and "slots" in raw:
         # Cross-origin frames: read each through CDP, then let the top world merge them.
         # Their links read against the top page's address, as the guard resolves them.

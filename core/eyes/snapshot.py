@@ -798,6 +798,11 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         await asyncio.gather(
             audits.run(tab.session), list_every_listener(tab, handles, opts.timeout, handlers)
         )
+        if ask_mode(handles):
+            # The next digest asks (listing costs more than asking: Jupyter): this walk
+            # records what it would ask, so that the next asks it beside its own walk.
+            ahead_opts = {**js_opts, "ask": True, "askAllRoots": handles.jquery}
+            walk = f"globalThis.__handrail.snapshot({json.dumps(ahead_opts)})"
         raw = await world_eval(tab, walk, timeout=opts.timeout)
         retake = False
     elif handles is not None and not asking:
@@ -841,6 +846,8 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         else:
             retake = await answer_walk(tab, handles, asks, opts.timeout, handlers) or retake
         handles.last_asks = asks
+    elif handles is not None and isinstance(asks, dict):
+        handles.last_asks = asks  # a listing's walk recorded them (see above)
     if retake:
         # An answer or the audit changes what the walk read (a new element with a handler,
         # a closed root): once more (the same walk again: what is new is judged as the first

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from dataclasses import dataclass
 
 from core.browser.browser import Tab
@@ -60,11 +61,14 @@ async def find_closed_roots(
     core/eyes/registry.js). Only when the two differ is the whole tree read
     (``DOM.getDocument`` with ``pierce``, slow on huge pages), every closed root resolved
     into the world of its frame (created for a cross-origin frame that has none yet) and
-    adopted there. The page sees nothing: our worlds are isolated, the search is discarded
-    and the DOM domain (enabled by ``DOM.getDocument``) is disabled again, so it pushes no
-    events afterwards. Raises ``core.cdp`` errors when the tab does not answer."""
+    adopted there. The page sees nothing: our worlds are isolated and the search is
+    discarded. The DOM domain (enabled by ``DOM.getDocument``) stays on between audits with
+    the document node alone known to us, so it pushes next to nothing (and the next audit
+    is the search alone); after the whole tree was read it is disabled again, so it pushes
+    no event for every change. Raises ``core.cdp`` errors when the tab does not answer."""
     started = asyncio.get_running_loop().time()
     session = session or tab.session
+    pierced = False
     try:
         # The search goes out first: the renderer runs it while our worlds' contexts are
         # looked up (and, after a load, made), instead of after those round trips.
@@ -77,8 +81,10 @@ async def find_closed_roots(
         pierced = counted != reached
         adopted = await _adopt_from_tree(tab, session, worlds, timeout) if pierced else 0
     finally:
-        with contextlib.suppress(CDPError):
-            await session.post("DOM.disable")
+        if pierced or session not in _DOM_ON:
+            _DOM_ON.discard(session)
+            with contextlib.suppress(CDPError):
+                await session.post("DOM.disable")
     ms = (asyncio.get_running_loop().time() - started) * 1000
     return RootAudit(counted, reached, adopted, pierced, round(ms, 1))
 
@@ -97,16 +103,26 @@ async def _session_contexts(tab: Tab, session: CDPSession, timeout: float) -> di
     return out
 
 
+_DOM_ON: weakref.WeakSet[CDPSession] = weakref.WeakSet()
+"""Sessions whose DOM domain the latest audit left on (the document node alone known)."""
+
+
 async def _count_shadow_tops(session: CDPSession, timeout: float) -> int:
-    # Back to back: the search needs the DOM domain that getDocument enables, and the
-    # browser runs them in order; no round trip in between.
-    _, found = await session.send_in_order(
-        [
-            ("DOM.getDocument", {"depth": 0}),
-            ("DOM.performSearch", {"query": SHADOW_TOP_QUERY, "includeUserAgentShadowDOM": False}),
-        ],
-        timeout=timeout,
-    )
+    search: JSON = {"query": SHADOW_TOP_QUERY, "includeUserAgentShadowDOM": False}
+    found: JSON | None = None
+    if session in _DOM_ON:
+        try:
+            found = await session.send("DOM.performSearch", search, timeout=timeout)
+        except CDPError:
+            _DOM_ON.discard(session)  # the domain went off (the renderer was swapped)
+    if found is None:
+        # Back to back: the search needs the DOM domain that getDocument enables, and the
+        # browser runs them in order; no round trip in between.
+        _, found = await session.send_in_order(
+            [("DOM.getDocument", {"depth": 0}), ("DOM.performSearch", search)],
+            timeout=timeout,
+        )
+        _DOM_ON.add(session)
     with contextlib.suppress(CDPError):
         await session.post("DOM.discardSearchResults", {"searchId": found["searchId"]})
     return int(found["resultCount"])

@@ -573,6 +573,54 @@ async def test_closed_root_on_a_plain_div_is_read(tab: Tab, site: FixtureSite) -
     assert by_name(snap, "Help inside a plain div").tag == "a"
 
 
+ATTACH_CLOSED = (
+    "((host, label) => { const root = document.querySelector(host).attachShadow({mode: 'closed'});"
+    " root.innerHTML = `<button>${label}</button>`; })"
+)
+
+
+async def test_a_closed_root_attached_later_is_read_on_the_next_digest(
+    tab: Tab, site: FixtureSite
+) -> None:
+    # Between audits the DOM domain stays on with the search alone: a root attached to an
+    # element already there (no change a document observer sees), after digests, and after
+    # the tab moved to another page, is read all the same.
+    snap = await open_page(tab, site, "basic.html")
+    for _ in range(2):
+        snap = await take_snapshot(tab)
+    assert "Pay now" not in [e.name for e in snap.elements.values()]
+    await page_eval(tab, f"{ATTACH_CLOSED}('p', 'Pay now')")
+    snap = await take_snapshot(tab)
+    assert by_name(snap, "Pay now").shadow
+    await open_page(tab, site, "names.html")
+    await page_eval(tab, f"{ATTACH_CLOSED}('span', 'Leave now')")
+    snap = await take_snapshot(tab)
+    assert by_name(snap, "Leave now").shadow
+
+
+async def test_digests_leave_no_dom_events_behind(tab: Tab, site: FixtureSite) -> None:
+    # The count of shadow roots leaves CDP's DOM domain on between digests, knowing the
+    # document node alone: the page's changes are not pushed to us.
+    await open_page(tab, site, "basic.html")
+    await take_snapshot(tab)
+    pushed: list[str] = []
+    for event in (
+        "DOM.childNodeInserted",
+        "DOM.childNodeCountUpdated",
+        "DOM.attributeModified",
+        "DOM.characterDataModified",
+    ):
+        tab.session.on(event, lambda _p, e=event: pushed.append(e))
+    await page_eval(
+        tab,
+        "document.body.append(document.createElement('i'));"
+        "document.body.setAttribute('data-x', '1');"
+        "document.querySelector('p').append(' and more'); true",
+    )
+    await page_eval(tab, "new Promise((r) => requestAnimationFrame(() => r(true)))")
+    assert pushed == []
+
+
 async def test_reading_closed_roots_changes_nothing_the_page_can_see(
     tab: Tab, site: FixtureSite
 ) -> None:

@@ -53,7 +53,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
 import structlog
@@ -63,9 +63,8 @@ from core.browser.child_targets import ChildTargets
 from core.cdp import CDPError, CDPSession, SessionClosed
 from core.eyes.listeners import answer_walk, ask_mode, list_every_listener, tab_handles
 from core.eyes.script import install_at_document_start
-from core.result import first_line
 from core.world.calls import element_object_id, frame_eval, world_eval
-from core.world.closed_roots import RootAudit, find_closed_roots
+from core.world.closed_roots import Audits
 from core.world.contexts import (
     FrameRoute,
     FrameWorld,
@@ -477,47 +476,6 @@ def _signals(raw: Mapping[str, Any]) -> PageSignals:
     )
 
 
-class _Audits:
-    """One closed-root audit (core.world.closed_roots.find_closed_roots) per renderer session and digest,
-    run before the first walk in that session's documents; frames that share a session
-    share it."""
-
-    def __init__(self, tab: Tab, timeout: float) -> None:
-        self.tab = tab
-        self.timeout = timeout
-        self.done: dict[str, asyncio.Task[RootAudit | str]] = {}
-
-    async def run(self, session: CDPSession) -> None:
-        task = self.done.get(session.session_id)
-        if task is None:
-            task = self.done[session.session_id] = asyncio.ensure_future(self._audit(session))
-        await task
-
-    async def _audit(self, session: CDPSession) -> RootAudit | str:
-        try:
-            return await find_closed_roots(self.tab, session, timeout=self.timeout)
-        except (CDPError, WorldError) as exc:
-            # The walk that follows meets the same trouble and reports it; the digest must
-            # not fail for the audit alone, and the stats say it did not run.
-            return f"failed: {first_line(exc)}"
-
-    def adopted(self, session: CDPSession) -> bool:
-        """Whether the session's audit handed our world a closed root it did not reach."""
-        task = self.done.get(session.session_id)
-        if task is None or not task.done() or task.cancelled():
-            return False
-        got = task.result()
-        return not isinstance(got, str) and got.adopted > 0
-
-    def stats(self) -> list[Any]:
-        out: list[Any] = []
-        for task in self.done.values():
-            if task.done() and not task.cancelled():
-                got = task.result()
-                out.append(got if isinstance(got, str) else asdict(got))
-        return out
-
-
 _Refs = dict[str, tuple[FrameWorld, FrameWorld | None, int]]
 """Frame document key -> (its world, the world holding its iframe element, the iframe's
 index there)."""
@@ -531,7 +489,7 @@ async def _read_slots(
     js_opts: dict[str, Any],
     depth: int,
     refs: _Refs,
-    audits: _Audits,
+    audits: Audits,
 ) -> dict[str, Any]:
     """Each slot's frame read through CDP, by slot number (the frames' processes work in
     parallel)."""
@@ -549,7 +507,7 @@ async def _read_frame(
     js_opts: dict[str, Any],
     depth: int,
     refs: _Refs,
-    audits: _Audits,
+    audits: Audits,
 ) -> dict[str, Any]:
     """One cross-origin frame: our world in it, the same walk with top-level geometry, and
     the frames inside it. Never raises for the frame's sake: a frame that cannot be read is
@@ -784,7 +742,7 @@ async def take_snapshot(tab: Tab, *, options: SnapshotOptions | None = None) -> 
         "includeText": opts.include_text,
     }
     refs: _Refs = {}
-    audits = _Audits(tab, opts.timeout)
+    audits = Audits(tab, opts.timeout)
     handlers: list[Any] = []
     handles = await tab_handles(tab, opts.timeout, handlers) if opts.listeners else None
     asking = handles is not None and ask_mode(handles)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from core.browser.browser import Tab
 from core.cdp import JSON, CDPError, CDPSession
+from core.result import first_line
 from core.world.contexts import frame_context, frame_world, is_lost_context, main_context, tab_world
 from core.world.errors import WorldError
 
@@ -266,3 +268,44 @@ async def _adopt(
     finally:
         with contextlib.suppress(CDPError):
             await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=5)
+
+
+class Audits:
+    """One closed-root audit (:func:`find_closed_roots`) per renderer session and digest (the
+    eyes', core/eyes/snapshot.py), run before the first walk in that session's documents;
+    frames that share a session share it."""
+
+    def __init__(self, tab: Tab, timeout: float) -> None:
+        self.tab = tab
+        self.timeout = timeout
+        self.done: dict[str, asyncio.Task[RootAudit | str]] = {}
+
+    async def run(self, session: CDPSession) -> None:
+        task = self.done.get(session.session_id)
+        if task is None:
+            task = self.done[session.session_id] = asyncio.ensure_future(self._audit(session))
+        await task
+
+    async def _audit(self, session: CDPSession) -> RootAudit | str:
+        try:
+            return await find_closed_roots(self.tab, session, timeout=self.timeout)
+        except (CDPError, WorldError) as exc:
+            # The walk that follows meets the same trouble and reports it; the digest must
+            # not fail for the audit alone, and the stats say it did not run.
+            return f"failed: {first_line(exc)}"
+
+    def adopted(self, session: CDPSession) -> bool:
+        """Whether the session's audit handed our world a closed root it did not reach."""
+        task = self.done.get(session.session_id)
+        if task is None or not task.done() or task.cancelled():
+            return False
+        got = task.result()
+        return not isinstance(got, str) and got.adopted > 0
+
+    def stats(self) -> list[Any]:
+        out: list[Any] = []
+        for task in self.done.values():
+            if task.done() and not task.cancelled():
+                got = task.result()
+                out.append(got if isinstance(got, str) else asdict(got))
+        return out

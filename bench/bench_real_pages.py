@@ -35,32 +35,35 @@ by the tests' own starters (tests/apps/servers.py); Jupyter Notebook 7 (tree, a 
 and a Gradio Blocks app, started here (bench/real_apps.py); every
 ``tests/site/gallery/*.html`` that exists when it runs.
 
-Figures on 2026-12-07 01:40 UTC, the machine otherwise idle (load average 1.4), 5 calls
-each, the tools in turn, median, ms and o200k tokens:
+Figures on 2026-12-07 13:12 UTC (load average 2.1), ``--repeat 9``, the tools in turn,
+median, ms and o200k tokens; a document's first digest lists every listener (and its second,
+in ask mode, hands its nodes over once), so the median of 9 is the figure a run pays on a
+page it stays on, and the first call is shown in the parts below:
 
     page                 handrail        Playwright ai    browser-use
-    Django changelist    19    1,059      22    2,808      53    1,531
-    Django change form   18      735      18    1,902      65    1,033
-    Datasette table      17      904      21    2,526      72    1,234
-    Datasette row         6      113       7      440      19      163
-    Datasette query       8      304      10      814      28      395
-    Jupyter tree         31      280      32      870     140      981
-    Jupyter notebook     44      590      42    1,421     168    2,244
-    Gradio Blocks        10      219      10      648      47      481
-    real apps, sum      152    4,204     162   11,429     592    8,062
-    25 pages, sum       323    5,682     334   14,811   1,090   11,332
+    Django changelist    14    1,059      19    2,808      53    1,373
+    Django change form   13      735      17    1,902      58    1,032
+    Datasette table      13      904      17    2,526      53    1,231
+    Datasette row         5      113       9      440      19      163
+    Datasette query       6      304      11      814      28      395
+    Jupyter tree         18      280      21      870     119      969
+    Jupyter notebook     26      593      28    1,440     170    2,563
+    Gradio Blocks         8      219       9      648      40      454
+    real apps, sum      104    4,207     130   11,448     539    8,180
+    25 pages, sum       200    5,685     256   14,830     929   11,452
 
-Tokens 0.50x browser-use's (5,682 against 11,332: 0.501, on the line; browser-use's text of
+Tokens 0.50x browser-use's (5,685 against 11,452: 0.496, on the line: browser-use's text of
 the notebook varies by 500 tokens with the kernel's state); 219/219 visible controls
 addressable; none of Chrome's 218 names missing (the check counts nothing a clipping 1px box
-hides: Tom Select's replaced <select> is there for a screen reader, not shown). Slower than
-Playwright: jQuery UI's gallery page (21 against 8: reading jQuery's delegated handlers is
-seven property reads in turn), and gallery pages of 4-11 ms by 1-5 ms, which move either way
-from run to run. On Jupyter the closed-root audit (DOM.performSearch over the whole tree,
-30 ms) is the longest of the three parts that run side by side. Before the ask mode (the
-notebook, min/median of 8 digests at load 23): listing every listener 247/546 ms,
-Playwright 83/162; Jupyter Notebook 7 carries 7,900 listeners, 7,200 of them on 55 React
-roots (131 each).
+hides: Tom Select's replaced <select> is there for a screen reader, not shown). Every
+real-app page faster than Playwright; the gallery pages (3-14 ms) within 1 ms of it either
+way, different ones from run to run (this run: Ace 4.3 against 4.2, CodeMirror 6 7 against 6,
+jQuery UI 7 against 6). Steps to this (2026-12-07): the questions of the latest walk in ask
+mode asked again beside the next walk, ahead of it (the notebook 45-60 -> 20-30 ms), jQuery's
+handler lists read again from the lists themselves (jQuery UI 8-10 -> 5-7 ms), and the DOM
+domain left on between closed-root audits (the audit is the search alone). First calls:
+the notebook 150-300 ms (listing 7,900 listeners, 7,200 of them on 55 React roots, 131
+each), Jupyter's tree 80-170, jQuery UI's page 55-70 (every jQuery element read in full).
 """
 
 from __future__ import annotations

@@ -66,8 +66,9 @@ async def find_closed_roots(
     adopted there. The page sees nothing: our worlds are isolated and the search is
     discarded. The DOM domain (enabled by ``DOM.getDocument``) stays on between audits with
     the document node alone known to us, so it pushes next to nothing (and the next audit
-    is the search alone); after the whole tree was read it is disabled again, so it pushes
-    no event for every change. Raises ``core.cdp`` errors when the tab does not answer."""
+    is the search alone) in the tab's own session; after the whole tree was read, and in an
+    out-of-process frame's session, it is disabled again, so it pushes no event for every
+    change. Raises ``core.cdp`` errors when the tab does not answer."""
     started = asyncio.get_running_loop().time()
     session = session or tab.session
     pierced = False
@@ -75,7 +76,8 @@ async def find_closed_roots(
         # The search goes out first: the renderer runs it while our worlds' contexts are
         # looked up (and, after a load, made), instead of after those round trips.
         counted, worlds = await asyncio.gather(
-            _count_shadow_tops(session, timeout), _session_contexts(tab, session, timeout)
+            _count_shadow_tops(session, timeout, keep=session is tab.session),
+            _session_contexts(tab, session, timeout),
         )
         contexts = list(worlds.values())
         # No shadow root at all (the common page): nothing for our worlds to count.
@@ -109,7 +111,10 @@ _DOM_ON: weakref.WeakSet[CDPSession] = weakref.WeakSet()
 """Sessions whose DOM domain the latest audit left on (the document node alone known)."""
 
 
-async def _count_shadow_tops(session: CDPSession, timeout: float) -> int:
+async def _count_shadow_tops(session: CDPSession, timeout: float, *, keep: bool) -> int:
+    """The top-level elements of shadow roots CDP counts in the session's documents.
+    ``keep``: leave the DOM domain on for the next audit (a tab's own session; a frame's
+    session of its own turns it off again after each, as before)."""
     search: JSON = {"query": SHADOW_TOP_QUERY, "includeUserAgentShadowDOM": False}
     found: JSON | None = None
     if session in _DOM_ON:
@@ -124,7 +129,8 @@ async def _count_shadow_tops(session: CDPSession, timeout: float) -> int:
             [("DOM.getDocument", {"depth": 0}), ("DOM.performSearch", search)],
             timeout=timeout,
         )
-        _DOM_ON.add(session)
+        if keep:
+            _DOM_ON.add(session)
     with contextlib.suppress(CDPError):
         await session.post("DOM.discardSearchResults", {"searchId": found["searchId"]})
     return int(found["resultCount"])

@@ -607,9 +607,6 @@ async def _read_jquery(
     shares a site found to be jQuery's. Returns how many nodes were read. ``kept``: the
     handler lists of the latest digest's jQuery elements, being read again
     (:func:`_reread_kept`)."""
-    if not nodes:
-        handles.events = {}
-        return 0
     first: dict[tuple[str, int, int], _Node] = {}
     for node in nodes:
         for site in sites[node.backend] - handles.plain:
@@ -620,18 +617,18 @@ async def _read_jquery(
     )
     handles.plain.update(site for site, ok in zip(first, tried, strict=True) if ok is False)
     jquery_sites = {site for site, ok in zip(first, tried, strict=True) if ok is True}
-    done = {id(n) for n, ok in zip(first.values(), tried, strict=True) if ok is True}
-    rest = [n for n in nodes if id(n) not in done and sites[n.backend] & jquery_sites][
-        : max(0, MAX_JQUERY - len(done))
+    read = {n.backend for n, ok in zip(first.values(), tried, strict=True) if ok is True}
+    done = len(read)
+    rest = [n for n in nodes if n.backend not in read and sites[n.backend] & jquery_sites][
+        : max(0, MAX_JQUERY - done)
     ]
     again = await asyncio.gather(
         *(_jquery_handlers(session, handles, n, kept, timeout) for n in rest),
         return_exceptions=True,
     )
-    read = {n.backend for n, ok in zip(first.values(), tried, strict=True) if ok is True}
     read |= {n.backend for n, ok in zip(rest, again, strict=True) if ok is True}
     handles.events = {b: k for b, k in handles.events.items() if b in read}
-    return len(done) + len(rest)
+    return done + len(rest)
 
 
 def _reread_kept(
@@ -658,11 +655,11 @@ async def _kept_handlers(session: CDPSession, kept: _Kept, timeout: float) -> li
         )
     except CDPError:
         return None  # a handle the page's world let go of
-    if {kind for kind in CLICK_TYPES if _object(events.get(kind))} != set(kept.lists):
+    if set(_click_lists(events)) != set(kept.lists):
         return None
     handlers: list[str] = []
     for items in lists:
-        got = [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
+        got = _entries(items)
         if not got:
             return None
         handlers += got
@@ -686,6 +683,16 @@ def _object(prop: JSON | None) -> str | None:
     return (
         str(value["objectId"]) if value.get("type") == "object" and value.get("objectId") else None
     )
+
+
+def _click_lists(events: dict[str, JSON]) -> dict[str, str]:
+    """Click-like type -> its handler list, in jQuery's ``events`` object of an element."""
+    return {kind: i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None}
+
+
+def _entries(items: dict[str, JSON]) -> list[str]:
+    """The objects an array holds, by the properties an array's entries have (0, 1...)."""
+    return [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
 
 
 async def _jquery_handlers(
@@ -720,11 +727,10 @@ async def _jquery_handlers(
         events_id = _object((await _props(session, data_id, timeout)).get("events"))
         if events_id is None:
             continue
-        events = await _props(session, events_id, timeout)
-        lists = {kind: i for kind in CLICK_TYPES if (i := _object(events.get(kind))) is not None}
+        lists = _click_lists(await _props(session, events_id, timeout))
         handlers = []
         for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists.values())):
-            handlers += [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
+            handlers += _entries(items)
         if not handlers:
             continue
         handles.events[node.backend] = _Kept(events_id, lists)

@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,11 +22,10 @@ from core.audit import read_log
 from core.audit.otel import spans_of_log
 from core.demo import start_demo_site
 from core.run.session import run_session
+from tests.helpers.cli import handrail
 from tests.run.test_demo_run import demo_args
 from tui.cli.demo import demo_settings
 from tui.console import ConsoleSupervisor
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class Receiver:
@@ -130,15 +128,7 @@ def receiver() -> Iterator[Receiver]:
 
 
 def export(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli.main", "export", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
+    return handrail("export", *args, timeout=120, env=env)
 
 
 @pytest.mark.slow

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from core.pool.detached import Started, kill_group, launch_detached, wait_gone
 from core.pool.pool import PoolRun
 from core.pool.state import PoolFull
 from core.run.fleet import load_fleet
+from tests.helpers.cli import handrail
 from tests.helpers.site_server import FixtureSite
 from tests.helpers.tui_driver import wait_until
 from tests.pool.test_fleet import WAIT, asked, tasks_file
@@ -29,8 +29,6 @@ from tests.pool.test_pool_isolation import NOTHING, found, leased
 from tui.screens.fleet import FleetApp, FleetApproval
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -51,14 +49,7 @@ async def hosts(tmp_path: Path) -> AsyncIterator[list[Started]]:
 
 
 def pool_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli.main", "pool", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return handrail("pool", *args, timeout=180)
 
 
 async def test_claims_go_to_the_browser_with_most_free_slots(

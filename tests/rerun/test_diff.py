@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.rerun.diff import diff_runs, steps_of
+from tests.helpers.cli import handrail
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.site_server import FixtureSite
 from tests.rerun.test_rerun import PARCELS, click_named, rerun_on
 from tests.rerun.test_rerun import parcel_log as parcel_log  # a fixture, shared
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def round_(n: int, name: str, element: str | None, url: str, **more: Any) -> dict[str, Any]:
@@ -65,14 +63,7 @@ def test_steps_align_on_what_they_did_not_on_indices_and_waits_do_not_count() ->
 
 
 def handrail_diff(a: Path, b: Path, *more: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.cli.main", "diff", str(a), str(b), *more],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return handrail("diff", str(a), str(b), *more, timeout=60)
 
 
 @pytest.mark.slow

@@ -57,6 +57,9 @@ MAX_NODES = 400
 """Listening elements handed to our world per digest; the rest are left to the heuristics."""
 MAX_JQUERY = 60
 """jQuery elements whose handlers are read per digest (a few CDP calls each)."""
+MAX_HANDLERS = 64
+"""jQuery handlers read per element (a property read each): a page that stuffs a handler list
+with 100,000 entries made one digest 17 s of reads; no real element carries this many."""
 _GROUP = "handrail-listeners"
 """Plain objects read from jQuery's data: released after each digest."""
 _KEEP = "handrail-listener-nodes"
@@ -740,8 +743,9 @@ async def _jquery_handlers(
 
 
 async def _fill(session: CDPSession, node: _Node, handlers: list[str], timeout: float) -> None:
-    """``node``'s direct flag and delegated selectors, from jQuery's handler objects."""
-    objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers))
+    """``node``'s direct flag and delegated selectors, from jQuery's handler objects (the
+    first :data:`MAX_HANDLERS`)."""
+    objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers[:MAX_HANDLERS]))
     selectors: list[str] = []
     direct = False
     for handle in objs:

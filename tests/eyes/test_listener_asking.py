@@ -21,6 +21,7 @@ import pytest
 
 import core.eyes.listeners as listeners
 from core.browser.browser import Tab
+from core.cdp import CDPConnection
 from core.eyes.snapshot import Snapshot, take_snapshot
 from core.world.calls import world_call
 from tests.helpers import load, page_eval
@@ -186,3 +187,47 @@ async def test_jquery_delegation_changed_since_the_last_digest_shows_in_the_next
     await page_eval(tab, "$('.pager').off('click')")
     snap = await take_snapshot(tab)
     assert not {"Previous page", "Next page", "Not a control"} & set(names(snap)), snap.text
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        # jQuery's list swapped for a proxy whose traps would answer anything asked.
+        "ev.click = new Proxy(ev.click, { get: () => { throw new Error('trap'); },"
+        " ownKeys: () => { throw new Error('trap'); } })",
+        # A list grown to 100,000 entries of junk, and an accessor where a handler sat.
+        "ev.click.push(...Array.from({ length: 100000 }, () => ({ selector: 1 })));"
+        " Object.defineProperty(ev.click, 0, { get: () => { throw new Error('trap'); } })",
+        # The events object itself swapped for a getter on jQuery's data.
+        "Object.defineProperty(data, 'events', { get: () => { throw new Error('trap'); } })",
+    ],
+)
+async def test_jquery_data_a_page_tampers_with_between_digests_ends_no_digest(
+    mode: str, tab: Tab, site: FixtureSite, tamper: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await load(tab, site.url("/widgets/eyes/delegated.html"))
+    for _ in range(3):  # the lists are kept and read again from there
+        snap = await take_snapshot(tab)
+    assert "Next page" in names(snap)
+    await page_eval(
+        tab,
+        "(() => { const el = document.querySelector('.pager');"
+        " const data = $._data(el); const ev = data.events;"
+        f" {tamper}; return true; }})()",
+    )
+    reads: list[str] = []
+    send = CDPConnection.send
+
+    async def counted(self: CDPConnection, method: str, *args: Any, **kw: Any) -> Any:
+        if method == "Runtime.getProperties":
+            reads.append(method)
+        return await send(self, method, *args, **kw)
+
+    monkeypatch.setattr(CDPConnection, "send", counted)
+    snap = await take_snapshot(tab)
+    monkeypatch.undo()
+    # Bounded work: a handler list of 100,000 entries is not read entry by entry.
+    assert len(reads) <= 2 * listeners.MAX_HANDLERS
+    assert isinstance(snap.stats.get("listeners"), dict)
+    assert {"Red", "Blue", "Alpha", "Beta"} <= set(names(snap))
+    assert await page_eval(tab, "document.getElementById('page').textContent") == "1"

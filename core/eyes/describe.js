@@ -15,6 +15,36 @@ const LINE_ATTRS = [
   "href", "target", "focused",
 ];
 
+// Roles a line shows in place of the element's tag, as a person's screen reader says them:
+// `[8]<gridcell>Lyon` for <div role=gridcell>, `[3]<tab selected>General` for
+// <sl-tab role=tab>. A field keeps its tag beside the role (<input role=combobox>: one types
+// into it), and so does a link with an address; any other role keeps `role=` beside the tag.
+// core/rerun/match.py reads older lines (`<div role=gridcell>`) as these (its TAG_ROLES is
+// this list; a test holds the two equal).
+const TAG_ROLES = new Set([
+  "alert", "alertdialog", "application", "article", "banner", "button", "cell", "checkbox",
+  "columnheader", "combobox", "complementary", "contentinfo", "definition", "dialog",
+  "document", "feed", "figure", "form", "grid", "gridcell", "group", "heading", "img", "link",
+  "list", "listbox", "listitem", "log", "main", "marquee", "math", "menu", "menubar",
+  "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "note", "option",
+  "progressbar", "radio", "radiogroup", "region", "row", "rowheader", "scrollbar", "search",
+  "searchbox", "separator", "slider", "spinbutton", "status", "switch", "tab", "table",
+  "tablist", "tabpanel", "term", "textbox", "timer", "toolbar", "tooltip", "tree", "treegrid",
+  "treeitem",
+]);
+const FIELD_TAGS = new Set(["input", "select", "textarea"]);
+
+/**
+ * The tag a line shows for `rec`, and whether its role is said by it (see TAG_ROLES).
+ * @param {any} rec
+ * @returns {[string, boolean]}
+ */
+function shownTag(rec) {
+  const role = rec.attrs.role;
+  if (!TAG_ROLES.has(role) || FIELD_TAGS.has(rec.tag) || rec.attrs.href !== undefined) return [rec.tag, false];
+  return [role, true];
+}
+
 /**
  * A link's href as the line shows it, never a script: as short as it reads against the top
  * page's address (core/guard/policy.py resolves it against the digest's URL the same way):
@@ -382,15 +412,16 @@ function valueAttrs(rec, el, tag, kind, type) {
  * @returns {string}
  */
 function lineOf(rec) {
+  const [tag, roleShown] = shownTag(rec);
   let attrs = "";
   for (const k of LINE_ATTRS) {
     const v = rec.attrs[k];
-    if (v === undefined) continue;
+    if (v === undefined || (roleShown && k === "role")) continue;
     if (v === "") attrs += ` ${k}`;
     else if (k === "placeholder" || k === "value" || k === "selected" || k === "options") attrs += ` ${k}=${quoted(v, k === "options" ? 240 : 100)}`;
     else attrs += ` ${k}=${attrVal(v, 100)}`;
   }
   const mark = (rec.isNew ? "*" : "") + (rec.inView ? "" : "~");
   const nameText = esc(rec.name);
-  return `${mark}[${rec.index}]<${rec.tag}${attrs}>${nameText}${nameText ? `</${rec.tag}>` : ""}`;
+  return `${mark}[${rec.index}]<${tag}${attrs}>${nameText}${nameText ? `</${tag}>` : ""}`;
 }

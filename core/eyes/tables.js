@@ -8,7 +8,8 @@
 // one line per cell (each cell is a block), and a model would have to count lines to know
 // which column a value is in. So a row (a <tr>, or role=row) is one line, its cells joined by
 // " | " in their order; the header row is such a line too, once, above the rows. Elements in
-// a cell keep their own [index]<…> form inside the row's line. An interactive grid's rows are
+// a cell keep their own [index]<…> form inside the row's line; the name of one that ends its
+// cell runs to the " | " (no closing tag). An interactive grid's rows are
 // read in the order they stand on screen (a grid that places rows with translateY keeps
 // them in the DOM in the order they were made), and its cells are elements a person focuses,
 // double-clicks and edits.
@@ -76,7 +77,12 @@ function joinRow(ws, start, starts) {
   const els = [];
   for (let k = 0; k < bounds.length; k++) {
     const part = entries.slice(bounds[k], k + 1 < bounds.length ? bounds[k + 1] : entries.length);
-    cells.push(part.map((l) => l.s).join(" "));
+    let cell = part.map((l) => l.s).join(" ");
+    // The " | " after a cell (or the line's end) ends the name of the element that ends it:
+    // no closing tag there (`[25]<a href=flights/1>1 | Lisbon`), unless its name holds one.
+    const last = part[part.length - 1];
+    if (last && last.el && !last.el.name.includes(" | ")) cell = cell.replace(CLOSE_AT_END, "");
+    cells.push(cell);
     for (const l of part) if (l.el) els.push(l.el);
   }
   while (cells.length > 1 && !cells[cells.length - 1]) cells.pop();

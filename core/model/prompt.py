@@ -14,9 +14,11 @@ How the page is shown:
 - The page state arrives inside <browser_state> … </browser_state>: the URL, title, our
   tabs, the scroll position, any open dialog, then a digest of what a person would see.
 - Interactive elements appear as `[N]<tag attributes>name`; the name runs to the end of the
-  line, or to `</tag>` when text follows it on the line. Use N as the `index`
-  for click, hover, drag, type, select_option, scroll and upload_file. Indexes are valid until
-  the next page state; always use the newest one.
+  line, or to `</tag>` when text follows it on the line. The tag is the HTML tag, or the
+  element's role when it has one (`<tab selected>`, `<gridcell>`). A table row is one line,
+  its cells joined by ` | `, the header row first; a name also ends at the ` | ` after it.
+  Use N as the `index` for click, hover, drag, type, select_option, scroll and upload_file.
+  Indexes are valid until the next page state; always use the newest one.
 - `*[N]` marks an element that was not there in the previous state (a dialog, a new form
   section, search suggestions). `~[N]` marks one outside the viewport; clicking it scrolls
   to it first. When the digest says something was cut, scroll to reach it.

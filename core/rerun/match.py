@@ -25,7 +25,7 @@ one of them is the recorded one. State attributes (``value``, ``checked``, ``sel
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from urllib.parse import urljoin, urlsplit
 
@@ -47,6 +47,34 @@ IDENTITY_KEYS = ("type", "placeholder", "target", "options")
 
 _ATTR = re.compile(r'([A-Za-z][\w-]*)(?:=("[^"]*"|\S+))?')
 _FRAME = re.compile(r'^(?P<indent>\s*)frame "(?P<name>[^"]*)"')
+
+
+TAG_ROLES = frozenset(
+    {
+        *("alert", "alertdialog", "application", "article", "banner", "button", "cell"),
+        *("checkbox", "columnheader", "combobox", "complementary", "contentinfo", "definition"),
+        *("dialog", "document", "feed", "figure", "form", "grid", "gridcell", "group"),
+        *("heading", "img", "link", "list", "listbox", "listitem", "log", "main", "marquee"),
+        *("math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter"),
+        *("navigation", "note", "option", "progressbar", "radio", "radiogroup", "region", "row"),
+        *("rowheader", "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton"),
+        *("status", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "timer"),
+        *("toolbar", "tooltip", "tree", "treegrid", "treeitem"),
+    }
+)
+"""Roles a digest line shows in place of the tag (core/eyes/describe.js ``TAG_ROLES``, the
+same list): ``<gridcell>`` for ``<div role=gridcell>``; fields and links keep their tag."""
+_FIELD_TAGS = frozenset({"input", "select", "textarea"})
+
+
+def as_shown(element: DigestElement, attrs: dict[str, str]) -> DigestElement:
+    """``element`` as today's digest shows it: an older line's ``<div role=gridcell>`` is
+    ``<gridcell>`` (its role leaves ``attrs``), so a run recorded before compares."""
+    role = attrs.get("role", "")
+    if role not in TAG_ROLES or element.tag in _FIELD_TAGS or "href" in attrs:
+        return element
+    del attrs["role"]
+    return replace(element, tag=role)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +155,7 @@ def read_digest(observation: str) -> Digest:
                 line=match.string.strip(),
             )
             attrs = _attrs(element.attrs)
+            element = as_shown(element, attrs)
             if element.tag == "input":
                 attrs.setdefault("type", "text")  # the digest leaves the default out
             if url and attrs.get("href"):
@@ -153,7 +182,8 @@ def recorded_entry(element_line: str, observation: str) -> Entry | None:
         name=match["name"].strip(),
         line=element_line.strip(),
     )
-    return Entry(element, _attrs(element.attrs), "", "")
+    attrs = _attrs(element.attrs)
+    return Entry(as_shown(element, attrs), attrs, "", "")
 
 
 def find_target(recorded: Entry, recorded_url: str, live: Digest, rebase: Rebase) -> Fit:

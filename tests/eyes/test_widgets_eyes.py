@@ -54,19 +54,31 @@ async def test_widget_states_read_as_attributes(page: Page, site: FixtureSite) -
     assert line_of(snap, "Underline") == "<button pressed=mixed>Underline</button>"
     assert line_of(snap, "Font") == "<button haspopup=listbox expanded=false>Font</button>"
     assert line_of(snap, "Share") == "<button haspopup=dialog>Share</button>"
-    assert line_of(snap, "Paste") == "<li role=menuitem disabled>Paste</li>"
-    assert line_of(snap, "Find") == "<li role=menuitem haspopup=menu expanded=false>Find</li>"
+    assert line_of(snap, "Paste") == "<menuitem disabled>Paste</menuitem>"
+    assert line_of(snap, "Find") == "<menuitem haspopup=menu expanded=false>Find</menuitem>"
     # aria-disabled on an ancestor disables what it holds.
-    assert line_of(snap, "Archive") == "<span role=button disabled>Archive</span>"
-    assert line_of(snap, "Overview") == "<button role=tab selected>Overview</button>"
+    assert line_of(snap, "Archive") == "<button disabled>Archive</button>"
+    assert line_of(snap, "Overview") == "<tab selected>Overview</tab>"
+
+
+async def test_a_role_is_shown_as_the_tag_but_on_fields_and_links(
+    page: Page, site: FixtureSite
+) -> None:
+    snap = await open_page(page, site, "/widgets/eyes/role_tags.html")
+    assert line_of(snap, "Wi-Fi") == "<switch checked>Wi-Fi</switch>"
+    assert line_of(snap, "General") == "<tab selected>General</tab>"
+    assert line_of(snap, "City").startswith("<input role=combobox ")
+    assert line_of(snap, "Help") == "<a role=button href=/help>Help</a>"
+    assert line_of(snap, "Two roles") == '<div role="button link">Two roles</div>'
+    assert line_of(snap, "Plain") == "<div role=presentation>Plain</div>"
 
 
 async def test_tree_items_show_level_and_open_state(page: Page, site: FixtureSite) -> None:
     snap = await open_page(page, site, "/widgets/eyes/states.html")
-    assert line_of(snap, "Inbox") == "<li role=treeitem expanded=true level=1>Inbox</li>"
-    assert line_of(snap, "Receipts") == "<li role=treeitem selected level=2>Receipts</li>"
+    assert line_of(snap, "Inbox") == "<treeitem expanded=true level=1>Inbox</treeitem>"
+    assert line_of(snap, "Receipts") == "<treeitem selected level=2>Receipts</treeitem>"
     # No aria-expanded, but its group is hidden: collapsed, and its hidden item not listed.
-    assert line_of(snap, "Travel") == "<li role=treeitem expanded=false level=2>Travel</li>"
+    assert line_of(snap, "Travel") == "<treeitem expanded=false level=2>Travel</treeitem>"
     assert "Flights" not in snap.text
 
 
@@ -92,14 +104,14 @@ async def test_jquery_ui_submenu_item_chosen_through_its_haspopup_parent(
     page: Page, tab: Tab, site: FixtureSite
 ) -> None:
     snap = await open_page(page, site, "/widgets/eyes/jquery-menu.html")
-    assert line_of(snap, "Export") == "<div role=menuitem haspopup=menu expanded=false>Export</div>"
-    assert line_of(snap, "Save") == "<div role=menuitem disabled>Save</div>"
-    assert "<div role=menuitem>PDF" not in snap.text
+    assert line_of(snap, "Export") == "<menuitem haspopup=menu expanded=false>Export</menuitem>"
+    assert line_of(snap, "Save") == "<menuitem disabled>Save</menuitem>"
+    assert "<menuitem>PDF" not in snap.text
     # jQuery UI opens a submenu on its own timer once the pointer rests on its parent.
     assert (await page.click(index_named(snap, "Export"))).ok
     await page_eval(tab, SUBMENU_SHOWN)
     snap, _ = await page.observe()
-    assert line_of(snap, "Export") == "<div role=menuitem haspopup=menu expanded=true>Export</div>"
+    assert line_of(snap, "Export") == "<menuitem haspopup=menu expanded=true>Export</menuitem>"
     assert (await page.click(index_named(snap, "PDF"))).ok
     # (jQuery UI also reports the click on Export itself as a "select".)
     assert (await page_eval(tab, "window.chosen"))[-1] == "PDF"
@@ -153,7 +165,7 @@ async def test_icon_only_controls_are_named_by_title_image_tooltip_or_hint(
     # Nothing but a class or data attribute: a guess, and printed as one.
     assert line_of(snap, "retweet (icon)") == "<span>retweet (icon)</span>"
     assert line_of(snap, "paper plane (icon)") == "<i>paper plane (icon)</i>"
-    assert line_of(snap, "bookmark (icon)") == "<span role=button>bookmark (icon)</span>"
+    assert line_of(snap, "bookmark (icon)") == "<button>bookmark (icon)</button>"
     assert line_of(snap, "dropdown menu (icon)") == "<svg>dropdown menu (icon)</svg>"
     assert not [e for e in snap.elements.values() if "header" in e.name]
 

@@ -236,7 +236,7 @@ async def _first_field(page: Page, site: FixtureSite, case: str) -> tuple[Snapsh
     fields = [
         e.index
         for e in snap.elements.values()
-        if e.tag in ("input", "div") and e.name not in ("Save", "Show")
+        if e.tag in ("input", "div", "textbox") and e.name not in ("Save", "Show")
     ]
     assert fields, snap.text
     return snap, fields[0]
@@ -318,7 +318,9 @@ async def test_a_field_that_turns_sensitive_on_focus_becomes_a_hand_over(
 
 def _type_into_first_field(text: str) -> Decide:
     def decide(view: View) -> tuple[str, dict[str, Any]]:
-        fields = [e for e in view.elements if e.tag in ("input", "div") and e.name != "Show"]
+        fields = [
+            e for e in view.elements if e.tag in ("input", "div", "textbox") and e.name != "Show"
+        ]
         return "type", {"index": fields[0].index, "text": text}
 
     return decide

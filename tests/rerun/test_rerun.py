@@ -561,6 +561,37 @@ def test_the_same_name_in_a_frame_or_on_another_page_does_not_fit() -> None:
     assert elsewhere.found is None and "no <button> named 'Check out'" in elsewhere.why
 
 
+def test_a_step_recorded_with_a_role_beside_its_tag_fits_the_role_shown_as_the_tag() -> None:
+    from core.rerun import Rebase, find_target, read_digest, recorded_entry
+
+    # Recorded before a line showed the role as its tag: `<div role=gridcell>`.
+    recorded_state = _state(
+        "http://shop.test/grid",
+        "[7]<div role=gridcell>Lyon</div> | [8]<div role=gridcell>40",
+        "[9]<div role=gridcell>Paris</div> | [10]<div role=gridcell>55",
+    )
+    recorded = recorded_entry("[9]<div role=gridcell>Paris</div>", recorded_state)
+    assert recorded is not None
+    live = _state(
+        "http://shop.test/grid",
+        "[20]<gridcell>Paris | [21]<gridcell>55",
+        "[22]<gridcell>Lyon | [23]<gridcell>40",
+        "[24]<div role=presentation>Paris</div>",
+        "[25]<input role=gridcell>Paris",
+    )
+    fit = find_target(recorded, "http://shop.test/grid", read_digest(live), Rebase())
+    assert fit.found is not None and fit.found.element.index == 20, fit.why
+
+
+def test_the_roles_a_line_shows_as_its_tag_are_the_same_for_the_eyes_and_the_rerun() -> None:
+    from core.rerun.match import TAG_ROLES
+
+    script = (Path(__file__).parents[2] / "core" / "eyes" / "describe.js").read_text()
+    listed = re.search(r"const TAG_ROLES = new Set\(\[(.*?)\]\);", script, re.DOTALL)
+    assert listed is not None
+    assert set(re.findall(r'"([a-z]+)"', listed[1])) == TAG_ROLES
+
+
 # -- the demo site on its own ---------------------------------------------------------------
 
 

@@ -96,14 +96,6 @@ class _Node:
     selectors: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class _Kept:
-    """jQuery's ``events`` object of an element, and its handler list per click-like type."""
-
-    events: str
-    lists: dict[str, str]
-
-
 @dataclass
 class Handles:
     """DOM node handles of one document, kept for its life (see the module's notes)."""
@@ -149,8 +141,8 @@ class Handles:
     backends: dict[int, int | None] = field(default_factory=dict)
     """Serial of an asked node in our world (listeners.js) -> its backendNodeId (None: it
     could not be described)."""
-    events: dict[int, _Kept] = field(default_factory=dict)
-    """backendNodeId -> jQuery's handler objects of that element (in the page's world), for
+    events: dict[int, str] = field(default_factory=dict)
+    """backendNodeId -> jQuery's ``events`` object of that element (in the page's world), for
     the elements whose jQuery click handlers the latest digest read: the next digest reads
     them again from there, beside its listener calls (see :func:`_jquery_handlers`)."""
     last_asks: JSON | None = None
@@ -602,7 +594,7 @@ async def _read_jquery(
     handles: Handles,
     nodes: list[_Node],
     sites: dict[int, set[tuple[str, int, int]]],
-    kept: dict[int, asyncio.Task[list[str] | None]],
+    kept: dict[int, asyncio.Task[_Split | None]],
     timeout: float,
 ) -> int:
     """Read the jQuery handlers of the nodes whose listener is jQuery's: one node per listener
@@ -636,7 +628,7 @@ async def _read_jquery(
 
 def _reread_kept(
     session: CDPSession, handles: Handles, timeout: float
-) -> dict[int, asyncio.Task[list[str] | None]]:
+) -> dict[int, asyncio.Task[_Split | None]]:
     """Start reading again the handler lists of the latest digest's jQuery elements, beside
     the listener calls of this one (which decide whether they are still wanted)."""
     return {
@@ -645,34 +637,68 @@ def _reread_kept(
     }
 
 
-async def _kept_handlers(session: CDPSession, kept: _Kept, timeout: float) -> list[str] | None:
-    """The handler objects in an element's kept lists, or None when they no longer hold its
-    click handlers. jQuery keeps one ``events`` object per element and one list per event
-    type, adds to them and removes from them, and lets a list (or the object) go only once
-    it is empty, binding a new one for the next handler: so kept lists that are all
-    non-empty, for the very click-like types the object still holds, are the element's."""
+async def _kept_handlers(session: CDPSession, events: str, timeout: float) -> _Split | None:
+    """The click handlers in an element's kept ``events`` object (:func:`_handlers_in`), or
+    None when it is no longer the element's. jQuery keeps one such object per element, adds
+    to it and removes from it, and lets it go only once it is empty (every type's list
+    deleted), binding a new one for the next handler: so a kept object that still holds
+    click handlers is the element's."""
     try:
-        events, *lists = await asyncio.gather(
-            _props(session, kept.events, timeout),
-            *(_props(session, i, timeout) for i in kept.lists.values()),
-        )
+        return await _handlers_in(session, await _props(session, events, timeout, True), timeout)
     except CDPError:
         return None  # a handle the page's world let go of
-    if set(_click_lists(events)) != set(kept.lists):
+
+
+async def _handlers_in(
+    session: CDPSession, events: dict[str, JSON], timeout: float
+) -> _Split | None:
+    """The click handlers of jQuery's ``events`` object (read with previews), split as its
+    dispatch splits them (:func:`_split`); None when it holds none. A list whose preview
+    shows it whole (an array of handlers and its ``delegateCount``) and counts no delegated
+    handler needs no more reading: it holds the element's own handlers. Any other list (with
+    delegated handlers, or that its preview does not show whole: an accessor, a proxy, a
+    stuffed list) is read as before."""
+    lists = _click_lists(events)
+    direct = False
+    unread: list[str] = []
+    for kind, list_id in lists.items():
+        counted = _previewed(events[kind])
+        if counted is None or counted[1] > 0:
+            unread.append(list_id)
+        elif counted[0] > 0:
+            direct = True
+    items = list(await asyncio.gather(*(_props(session, i, timeout) for i in unread)))
+    got = _split(items) if items else None
+    if got is None:
+        return _Split([], True) if direct else None
+    return _Split(got.delegated, got.direct or direct)
+
+
+def _previewed(prop: JSON) -> tuple[int, int] | None:
+    """A jQuery handler list's entries and ``delegateCount``, from its preview when the
+    preview shows the whole array (no overflow, a number for the count); else None."""
+    value = prop.get("value")
+    preview = value.get("preview") if isinstance(value, dict) else None
+    if not isinstance(preview, dict) or preview.get("subtype") != "array":
         return None
-    handlers: list[str] = []
-    for items in lists:
-        got = _entries(items)
-        if not got:
-            return None
-        handlers += got
-    return handlers
+    if preview.get("overflow") is not False:
+        return None
+    shown = [p for p in preview.get("properties") or [] if isinstance(p, dict)]
+    count = [p.get("value") for p in shown if p.get("name") == "delegateCount"]
+    if len(count) != 1 or not str(count[0]).isdigit():
+        return None
+    entries = sum(1 for p in shown if str(p.get("name")).isdigit() and p.get("type") == "object")
+    return entries, int(str(count[0]))
 
 
-async def _props(session: CDPSession, object_id: str, timeout: float) -> dict[str, JSON]:
+async def _props(
+    session: CDPSession, object_id: str, timeout: float, preview: bool = False
+) -> dict[str, JSON]:
+    """An object's own properties (``preview``: each object value with V8's preview of it,
+    made without running page code)."""
     got = await session.send(
         "Runtime.getProperties",
-        {"objectId": object_id, "ownProperties": True},
+        {"objectId": object_id, "ownProperties": True, "generatePreview": preview},
         timeout=timeout,
     )
     return {str(p.get("name")): p for p in got.get("result", [])}
@@ -698,11 +724,47 @@ def _entries(items: dict[str, JSON]) -> list[str]:
     return [i for k, p in items.items() if k.isdigit() and (i := _object(p))]
 
 
+@dataclass(frozen=True)
+class _Split:
+    """An element's jQuery click handlers, as jQuery's dispatch tells them apart."""
+
+    delegated: list[str]
+    """Handler objects to read for their selector."""
+    direct: bool
+    """A handler of the element's own is among them."""
+
+
+def _split(lists: list[dict[str, JSON]]) -> _Split | None:
+    """jQuery's handler lists of an element (one per click-like type), split as its dispatch
+    splits them: it keeps delegated handlers first in a list and counts them
+    (``delegateCount``), and takes every handler after them for the element's own, whatever
+    it holds. So only those counted are read for a selector: none at all for an element with
+    handlers of its own alone (most widgets'). A list whose count is not a number (an older
+    jQuery, or a page's accessor) is read whole, each handler without a selector counting as
+    the element's own. None when the lists hold no handler."""
+    delegated: list[str] = []
+    direct = False
+    for items in lists:
+        entries = _entries(items)
+        prop = items.get("delegateCount") or {}
+        value = prop.get("value") if "value" in prop else None
+        count = value.get("value") if isinstance(value, dict) else None
+        if isinstance(count, int | float) and not isinstance(count, bool):
+            counted = max(0, min(int(count), len(entries)))
+            delegated += entries[:counted]
+            direct = direct or counted < len(entries)
+        else:
+            delegated += entries
+    if not delegated and not direct:
+        return None
+    return _Split(delegated, direct)
+
+
 async def _jquery_handlers(
     session: CDPSession,
     handles: Handles,
     node: _Node,
-    kept: dict[int, asyncio.Task[list[str] | None]],
+    kept: dict[int, asyncio.Task[_Split | None]],
     timeout: float,
 ) -> bool | None:
     """Fill ``node`` from jQuery's data on it (main world, read without running page code).
@@ -710,13 +772,13 @@ async def _jquery_handlers(
     when it could not be read (gone).
 
     The chain is element -> its data (under jQuery's expando) -> ``events`` -> a list per
-    event type -> each handler, a round trip each. An element read last digest starts from
-    its kept lists (:func:`_kept_handlers`, already under way), and from the element again
-    when they are no longer its."""
+    event type -> each delegated handler, a round trip each. An element read last digest
+    starts from its kept ``events`` object (:func:`_kept_handlers`, already under way), and
+    from the element again when that is no longer its."""
     again = kept.get(node.backend)
-    handlers = await again if again is not None else None
-    if handlers is not None:
-        await _fill(session, node, handlers, timeout)
+    split = await again if again is not None else None
+    if split is not None:
+        await _fill(session, node, split, timeout)
         return True
     handles.events.pop(node.backend, None)
     element_id = await _resolve(session, node.backend, None, handles.page, timeout)
@@ -730,24 +792,25 @@ async def _jquery_handlers(
         events_id = _object((await _props(session, data_id, timeout)).get("events"))
         if events_id is None:
             continue
-        lists = _click_lists(await _props(session, events_id, timeout))
-        handlers = []
-        for items in await asyncio.gather(*(_props(session, i, timeout) for i in lists.values())):
-            handlers += _entries(items)
-        if not handlers:
+        split = await _handlers_in(
+            session, await _props(session, events_id, timeout, True), timeout
+        )
+        if split is None:
             continue
-        handles.events[node.backend] = _Kept(events_id, lists)
-        await _fill(session, node, handlers, timeout)
+        handles.events[node.backend] = events_id
+        await _fill(session, node, split, timeout)
         return True
     return False
 
 
-async def _fill(session: CDPSession, node: _Node, handlers: list[str], timeout: float) -> None:
+async def _fill(session: CDPSession, node: _Node, split: _Split, timeout: float) -> None:
     """``node``'s direct flag and delegated selectors, from jQuery's handler objects (the
-    first :data:`MAX_HANDLERS`)."""
-    objs = await asyncio.gather(*(_props(session, h, timeout) for h in handlers[:MAX_HANDLERS]))
+    first :data:`MAX_HANDLERS` of those :func:`_split` leaves to read; none, no round trip)."""
+    objs = await asyncio.gather(
+        *(_props(session, h, timeout) for h in split.delegated[:MAX_HANDLERS])
+    )
     selectors: list[str] = []
-    direct = False
+    direct = split.direct
     for handle in objs:
         value = handle.get("selector", {}).get("value", {})
         selector = value.get("value") if value.get("type") == "string" else None

@@ -189,6 +189,31 @@ async def test_jquery_delegation_changed_since_the_last_digest_shows_in_the_next
     assert not {"Previous page", "Next page", "Not a control"} & set(names(snap)), snap.text
 
 
+async def test_a_delegated_jquery_handler_beside_an_own_one_shows_in_the_next_digest(
+    mode: str, tab: Tab, site: FixtureSite
+) -> None:
+    # jQuery keeps delegated handlers first in a type's list and counts them (what its
+    # dispatch reads): an element with a handler of its own alone has nothing to read for a
+    # selector, until a delegated one joins the same list.
+    await load(tab, site.url("/widgets/eyes/delegated.html"))
+    await page_eval(
+        tab,
+        "(() => { const bar = document.createElement('div'); bar.className = 'bar';"
+        " bar.innerHTML = '<b>Bold</b> <u>Underline</u>'; document.body.append(bar);"
+        " $(bar).on('click', () => {}); return true; })()",
+    )
+    for _ in range(3):  # the lists are kept and read again from there
+        snap = await take_snapshot(tab)
+    assert "Bold" not in names(snap)
+    assert "Bold Underline" in names(snap), snap.text  # the bar, a target of its own
+    await page_eval(tab, "$('.bar').on('click', 'b', () => {})")
+    snap = await take_snapshot(tab)
+    assert "Bold" in names(snap) and "Underline" not in names(snap), snap.text
+    await page_eval(tab, "$('.bar').off('click', 'b')")
+    snap = await take_snapshot(tab)
+    assert "Bold" not in names(snap) and "Bold Underline" in names(snap), snap.text
+
+
 @pytest.mark.parametrize(
     "tamper",
     [

@@ -23,12 +23,11 @@ crashed: tests/eyes/test_widgets_eyes.py's tree test showed it). They go when th
 and a document holds at most one per listening element. The document itself is taken from
 the page's world, see :func:`discover`.
 
-Cost: one CDP call when the page has no click listener; else one ``DOM.resolveNode`` per
-listening element (at most :data:`MAX_NODES`, concurrent, once per document), one call into
-our world, a property read per listener site the first time it is met in the document (to
-tell jQuery's from the rest), and a few property reads per jQuery element (at most
-:data:`MAX_JQUERY`). The listener list itself is the bulk on a page with many listeners
-(Jupyter's 7,800: 1.2 MB, 30-50 ms in the renderer and 10 ms to parse, on a quiet machine).
+Cost: one CDP call when the page has no click listener; else a ``DOM.resolveNode`` per
+listening element (at most :data:`MAX_NODES`, once per document), one call into our world, a
+property read per listener site met first (jQuery's or not), and a few per jQuery element (at
+most :data:`MAX_JQUERY`). The listener list is the bulk on a page with many listeners
+(Jupyter's 7,800: 1.2 MB, 30-50 ms in the renderer and 10 ms to parse).
 """
 
 from __future__ import annotations
@@ -60,8 +59,6 @@ MAX_JQUERY = 60
 MAX_HANDLERS = 64
 """jQuery handlers read per element (a property read each): a page that stuffs a handler list
 with 100,000 entries made one digest 17 s of reads; no real element carries this many."""
-_GROUP = "handrail-listeners"
-"""Plain objects read from jQuery's data: released after each digest."""
 _KEEP = "handrail-listener-nodes"
 """DOM node handles: never released by us (see the module's notes)."""
 _EXPANDO = re.compile(r"^jQuery\d+$")
@@ -141,6 +138,8 @@ class Handles:
     backends: dict[int, int | None] = field(default_factory=dict)
     """Serial of an asked node in our world (listeners.js) -> its backendNodeId (None: it
     could not be described)."""
+    spent: list[str] = field(default_factory=list)
+    """Handles of plain objects this digest read from jQuery's data (:func:`_release_spent`)."""
     events: dict[int, str] = field(default_factory=dict)
     """backendNodeId -> jQuery's ``events`` object of that element (in the page's world), for
     the elements whose jQuery click handlers the latest digest read: the next digest reads
@@ -245,9 +244,7 @@ async def discover(
         return HandlerScan(len(nodes), probed, delegated, _ms(started), retake=reused and not same)
     finally:
         await asyncio.gather(*kept.values(), return_exceptions=True)
-        # Plain objects only (jQuery's data); node handles stay (see the module's notes).
-        with contextlib.suppress(CDPError):
-            await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+        await _release_spent(session, handles)
 
 
 async def _note_heavy(
@@ -362,8 +359,20 @@ async def answer_asks(
         return HandlerScan(len(nodes), probed, delegated, _ms(started), len(serials), changed)
     finally:
         await asyncio.gather(*kept.values(), return_exceptions=True)
+        await _release_spent(session, handles)
+
+
+async def _release_spent(session: CDPSession, handles: Handles) -> None:
+    """Let go of the plain objects this digest read from jQuery's data (never a node, nor a
+    kept ``events`` object). A property read answers in the group of the object read, the
+    element handle's, kept for the document's life (module notes): without this each digest
+    of a jQuery page left a few behind until the document went."""
+    spent, handles.spent = handles.spent, []
+    for object_id in dict.fromkeys(spent):
+        if object_id in handles.events.values():
+            continue
         with contextlib.suppress(CDPError):
-            await session.post("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+            await session.post("Runtime.releaseObject", {"objectId": object_id})
 
 
 @dataclass(frozen=True)
@@ -622,6 +631,7 @@ async def _read_jquery(
         return_exceptions=True,
     )
     read |= {n.backend for n, ok in zip(rest, again, strict=True) if ok is True}
+    handles.spent += [k for b, k in handles.events.items() if b not in read]
     handles.events = {b: k for b, k in handles.events.items() if b in read}
     return done + len(rest)
 
@@ -632,25 +642,28 @@ def _reread_kept(
     """Start reading again the handler lists of the latest digest's jQuery elements, beside
     the listener calls of this one (which decide whether they are still wanted)."""
     return {
-        backend: asyncio.ensure_future(_kept_handlers(session, k, timeout))
+        backend: asyncio.ensure_future(_kept_handlers(session, k, timeout, handles.spent))
         for backend, k in handles.events.items()
     }
 
 
-async def _kept_handlers(session: CDPSession, events: str, timeout: float) -> _Split | None:
+async def _kept_handlers(
+    session: CDPSession, events: str, timeout: float, spent: list[str]
+) -> _Split | None:
     """The click handlers in an element's kept ``events`` object (:func:`_handlers_in`), or
     None when it is no longer the element's. jQuery keeps one such object per element, adds
     to it and removes from it, and lets it go only once it is empty (every type's list
     deleted), binding a new one for the next handler: so a kept object that still holds
     click handlers is the element's."""
     try:
-        return await _handlers_in(session, await _props(session, events, timeout, True), timeout)
+        read = await _props(session, events, timeout, True, spent)
+        return await _handlers_in(session, read, timeout, spent)
     except CDPError:
         return None  # a handle the page's world let go of
 
 
 async def _handlers_in(
-    session: CDPSession, events: dict[str, JSON], timeout: float
+    session: CDPSession, events: dict[str, JSON], timeout: float, spent: list[str]
 ) -> _Split | None:
     """The click handlers of jQuery's ``events`` object (read with previews), split as its
     dispatch splits them (:func:`_split`); None when it holds none. A list whose preview
@@ -667,7 +680,7 @@ async def _handlers_in(
             unread.append(list_id)
         elif counted[0] > 0:
             direct = True
-    items = list(await asyncio.gather(*(_props(session, i, timeout) for i in unread)))
+    items = list(await asyncio.gather(*(_props(session, i, timeout, spent=spent) for i in unread)))
     got = _split(items) if items else None
     if got is None:
         return _Split([], True) if direct else None
@@ -692,15 +705,30 @@ def _previewed(prop: JSON) -> tuple[int, int] | None:
 
 
 async def _props(
-    session: CDPSession, object_id: str, timeout: float, preview: bool = False
+    session: CDPSession,
+    object_id: str,
+    timeout: float,
+    preview: bool = False,
+    spent: list[str] | None = None,
 ) -> dict[str, JSON]:
     """An object's own properties (``preview``: each object value with V8's preview of it,
-    made without running page code)."""
+    made without running page code); the handles of the plain objects among them go into
+    ``spent``, to be released after the digest (:func:`_release_spent`)."""
     got = await session.send(
         "Runtime.getProperties",
         {"objectId": object_id, "ownProperties": True, "generatePreview": preview},
         timeout=timeout,
     )
+    if spent is not None:
+        spent += [
+            str(remote["objectId"])
+            for key in ("result", "internalProperties", "privateProperties")
+            for prop in got.get(key) or []
+            for remote in (prop.get("value"), prop.get("get"), prop.get("set"))
+            if isinstance(remote, dict)
+            and remote.get("objectId")
+            and remote.get("subtype") != "node"
+        ]
     return {str(p.get("name")): p for p in got.get("result", [])}
 
 
@@ -778,36 +806,39 @@ async def _jquery_handlers(
     again = kept.get(node.backend)
     split = await again if again is not None else None
     if split is not None:
-        await _fill(session, node, split, timeout)
+        await _fill(session, node, split, timeout, handles.spent)
         return True
-    handles.events.pop(node.backend, None)
+    if (gone := handles.events.pop(node.backend, None)) is not None:
+        handles.spent.append(gone)
     element_id = await _resolve(session, node.backend, None, handles.page, timeout)
     if not element_id:
         return None
-    own = await _props(session, str(element_id), timeout)
+    own = await _props(session, str(element_id), timeout, spent=handles.spent)
     for name, prop in own.items():
         data_id = _object(prop) if _EXPANDO.match(name) else None
         if data_id is None:
             continue
-        events_id = _object((await _props(session, data_id, timeout)).get("events"))
+        data = await _props(session, data_id, timeout, spent=handles.spent)
+        events_id = _object(data.get("events"))
         if events_id is None:
             continue
-        split = await _handlers_in(
-            session, await _props(session, events_id, timeout, True), timeout
-        )
+        read = await _props(session, events_id, timeout, True, handles.spent)
+        split = await _handlers_in(session, read, timeout, handles.spent)
         if split is None:
             continue
         handles.events[node.backend] = events_id
-        await _fill(session, node, split, timeout)
+        await _fill(session, node, split, timeout, handles.spent)
         return True
     return False
 
 
-async def _fill(session: CDPSession, node: _Node, split: _Split, timeout: float) -> None:
+async def _fill(
+    session: CDPSession, node: _Node, split: _Split, timeout: float, spent: list[str]
+) -> None:
     """``node``'s direct flag and delegated selectors, from jQuery's handler objects (the
     first :data:`MAX_HANDLERS` of those :func:`_split` leaves to read; none, no round trip)."""
     objs = await asyncio.gather(
-        *(_props(session, h, timeout) for h in split.delegated[:MAX_HANDLERS])
+        *(_props(session, h, timeout, spent=spent) for h in split.delegated[:MAX_HANDLERS])
     )
     selectors: list[str] = []
     direct = split.direct

@@ -21,7 +21,7 @@ import pytest
 
 import core.eyes.listeners as listeners
 from core.browser.browser import Tab
-from core.cdp import CDPConnection
+from core.cdp import CDPConnection, CDPError
 from core.eyes.snapshot import Snapshot, take_snapshot
 from core.world.calls import world_call
 from tests.helpers import load, page_eval
@@ -256,3 +256,42 @@ async def test_jquery_data_a_page_tampers_with_between_digests_ends_no_digest(
     assert isinstance(snap.stats.get("listeners"), dict)
     assert {"Red", "Blue", "Alpha", "Beta"} <= set(names(snap))
     assert await page_eval(tab, "document.getElementById('page').textContent") == "1"
+
+
+@pytest.mark.parametrize("digests", [1, 3])  # the first read, and one from a kept object
+async def test_objects_read_from_jquery_data_do_not_outlive_the_digest(
+    mode: str, tab: Tab, site: FixtureSite, digests: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A property read answers in the object group of the element's handle, kept for the
+    # document's life: every digest of a jQuery page used to leave its reads behind.
+    await load(tab, site.url("/widgets/eyes/delegated.html"))
+    for _ in range(digests - 1):
+        await take_snapshot(tab)
+    handed: list[str] = []
+    send = CDPConnection.send
+
+    async def recorded(self: CDPConnection, method: str, *args: Any, **kw: Any) -> Any:
+        got = await send(self, method, *args, **kw)
+        if method == "Runtime.getProperties":
+            handed.extend(
+                str(p["value"]["objectId"])
+                for p in got.get("result", [])
+                if p.get("value", {}).get("objectId") and p["value"].get("subtype") != "node"
+            )
+        return got
+
+    monkeypatch.setattr(CDPConnection, "send", recorded)
+    snap = await take_snapshot(tab)
+    monkeypatch.undo()
+    assert "Next page" in names(snap) and len(handed) > 1, handed
+    alive = []
+    for object_id in handed:
+        try:
+            await tab.send("Runtime.getProperties", {"objectId": object_id})
+        except CDPError:
+            continue
+        alive.append(object_id)
+    # Only jQuery's events object stays, read first in this digest (the next starts there).
+    assert len(alive) == (1 if digests == 1 else 0), alive
+    snap = await take_snapshot(tab)
+    assert "Next page" in names(snap)

@@ -143,6 +143,9 @@ function headerIcon(el, st, display) {
 function headerIcons(ws, header, cc, c) {
   if (!handlers) return;
   for (const icon of header.querySelectorAll("[aria-hidden=true]")) {
+    // Listing, an icon without a handler of its own is no control: no style read for it
+    // (AG Grid hides a dozen in each header). Asking, headerIcon asks about the drawn ones.
+    if (!asking && handlers.get(icon) !== "direct") continue;
     const st = c.view.getComputedStyle(icon);
     if (st.visibility !== "visible" || !headerIcon(icon, st, st.display)) continue;
     const r = rectOf(icon);

@@ -94,6 +94,22 @@ function rectOf(el) {
   return /** @type {DOMRect} */ (GET_RECT.call(el));
 }
 
+// An element's box, read once per walk: nothing a walk does moves a box, and the walk asks
+// for some twice (a grid's rows to order them, then to place them; a scroll container's
+// content to place it, then to count what lies beyond).
+/** @type {Map<Element, DOMRect> | null} */
+let walkRects = null; // while a walk runs (walk.js walk())
+/** @param {Element} el */
+function boxOf(el) {
+  if (walkRects === null) return el.getBoundingClientRect();
+  let r = walkRects.get(el);
+  if (!r) {
+    r = el.getBoundingClientRect();
+    walkRects.set(el, r);
+  }
+  return r;
+}
+
 /**
  * Where a form submits and how: the resolved action URL and the method, as the browser
  * would use them, whatever its controls are named.

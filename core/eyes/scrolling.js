@@ -61,7 +61,7 @@ function scrollBeyond(el, st) {
   while (stack.length && visits < MAX_SCROLL_VISITS) {
     const n = stack.pop();
     visits++;
-    const r = n.getBoundingClientRect();
+    const r = boxOf(n); // its content was placed before a scroll container's line is written
     if (r.width < 1 && r.height < 1) {
       // display:contents, an empty wrapper or something not rendered: look inside.
       for (const ch of childrenOf(n)) stack.push(ch);

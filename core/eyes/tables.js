@@ -107,7 +107,7 @@ function rowsOnScreen(parent) {
   const first = parent.firstElementChild;
   if (!first || first.getAttribute("role") !== "row" || parent.childElementCount < 2) return null;
   const kids = [...parent.children];
-  const tops = new Map(kids.map((k) => [k, k.getBoundingClientRect().top]));
+  const tops = new Map(kids.map((k) => [k, boxOf(k).top]));
   let sorted = true;
   for (let k = 1; k < kids.length; k++) if ((tops.get(kids[k]) || 0) < (tops.get(kids[k - 1]) || 0)) sorted = false;
   if (sorted) return null;

@@ -193,10 +193,12 @@ const MAX_DEPTH = 400;
 /** @param {WalkOptions} opts */
 function walk(opts) {
   labelScans = new Map();
+  walkRects = new Map();
   try {
     return walkDocument(opts);
   } finally {
     labelScans = null;
+    walkRects = null;
     handlers = null; // good for one walk only (see listeners.js)
   }
 }
@@ -551,7 +553,7 @@ function visitSlot(ws, el, st, c) {
 function placeBox(ws, el, st, c, isRoot, pos) {
   if (!isRoot && clipHidesAll(st)) return true;
   const box = ws.box;
-  const b = el.getBoundingClientRect();
+  const b = boxOf(el);
   let x, y, w, h;
   if (c.m) {
     // In a scaled or rotated frame: the box around the element's transformed corners,

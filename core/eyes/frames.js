@@ -123,7 +123,7 @@ function frameContext(el, st, cc, inner, x, y) {
   return {
     doc: inner, view: inner.defaultView, ox, oy, m, tf: cc.tf, clip: box, absClip: box, fixedClip: box, bg: null, vis: true,
     st: null, name: null, fold: false, suppress: false, frame: inner.URL, shadow: false,
-    cursor: "auto", inInteractive: false, dist: cc.dist, above: cc.above, far: false,
+    inInteractive: false, dist: cc.dist, above: cc.above, far: false,
   };
 }
 

@@ -168,8 +168,6 @@ const MAX_DEPTH = 400;
  * @property {boolean} suppress a label's text that became a field's name
  * @property {string | null} frame the frame's URL, null in the top document
  * @property {boolean} shadow inside a shadow root
- * @property {string} cursor the parent's cursor (a pointer that is merely inherited is not a
- *   new target)
  * @property {boolean} inInteractive some ancestor is listed
  * @property {number} dist the parent's distance from the viewport, in viewports
  * @property {boolean} above the parent lies above the viewport
@@ -293,7 +291,7 @@ function rootContext(ws, sx, sy) {
     clip: rootClip, absClip: rootClip,
     fixedClip: F ? F.clip : viewClip,
     bg: [255, 255, 255], vis: true, st: null, name: null, fold: false, suppress: false,
-    frame: null, shadow: false, cursor: "auto", inInteractive: false, dist: F ? F.dist : 0,
+    frame: null, shadow: false, inInteractive: false, dist: F ? F.dist : 0,
     above: F ? F.above : false, far: false,
   };
   const htmlBg = parseRgb(win.getComputedStyle(doc.documentElement).backgroundColor);
@@ -446,13 +444,16 @@ function visit(ws, el, c) {
   const block = !(display.startsWith("inline") || contents);
   if (block) endBlock(ws, c);
   else if (c.name && display !== "inline" && !contents) c.name.push(" "); // an inline block is a word of its own
-  const cc = childContext(el, st, pos, c, selfVisible, dist, above, far);
+  // Each computed-style property read builds its value again: read once here.
+  const transformed = st.transform !== "none";
+  const clipping = !contents && !isRoot && clipsOverflow(st);
+  const cc = childContext(el, st, pos, c, selfVisible, dist, above, far, transformed);
   if (c.row && !c.name && isCellEl(el)) {
     flush(ws);
     c.row.starts.push(ws.lines.length); // a cell of the row being read as one line
   }
-  if (!contents && !isRoot && clipsOverflow(st)) cc.clip = intersect(cc.clip, x, y, w, h);
-  narrowClips(cc, st, pos);
+  if (clipping) cc.clip = intersect(cc.clip, x, y, w, h);
+  narrowClips(cc, transformed, pos);
 
   // Iframes: same-origin ones are walked, cross-origin ones listed as such.
   if (tag === "IFRAME" || tag === "FRAME") {
@@ -467,7 +468,7 @@ function visit(ws, el, c) {
   // An area a person scrolls is listed once, with what lies beyond its scrollport (unless
   // it is a control of its own kind: a field, a link, a button).
   let scrollOf = null;
-  if (selfVisible && !far && !c.fold && !c.name && !contents && !isRoot && clipsOverflow(st) && (kind === null || WEAK_KINDS.has(kind)) && isScroller(el, st)) {
+  if (selfVisible && !far && !c.fold && !c.name && clipping && (kind === null || WEAK_KINDS.has(kind)) && isScroller(el, st)) {
     scrollOf = kind;
     kind = "scroll";
   }
@@ -601,15 +602,16 @@ function placeBox(ws, el, st, c, isRoot, pos) {
  * @param {number} dist
  * @param {boolean} above
  * @param {boolean} far
+ * @param {boolean} transformed the element has a transform
  * @returns {WalkContext}
  */
-function childContext(el, st, pos, c, selfVisible, dist, above, far) {
+function childContext(el, st, pos, c, selfVisible, dist, above, far, transformed) {
   return {
-    doc: c.doc, view: c.view, ox: c.ox, oy: c.oy, m: c.m, tf: c.tf || st.transform !== "none",
+    doc: c.doc, view: c.view, ox: c.ox, oy: c.oy, m: c.m, tf: c.tf || transformed,
     clip: pos === "fixed" ? c.fixedClip : pos === "absolute" ? c.absClip : c.clip,
     absClip: c.absClip, fixedClip: c.fixedClip, bg: backgroundOf(st, c.bg),
     vis: selfVisible, st, name: c.name, fold: c.fold, suppress: c.suppress,
-    frame: c.frame, shadow: c.shadow, cursor: st.cursor, inInteractive: c.inInteractive,
+    frame: c.frame, shadow: c.shadow, inInteractive: c.inInteractive,
     dist, above, far, textHiddenCache: undefined,
     // A listbox or menu the page did not make clickable still has items a person clicks.
     itemsOf: LIST_ROLES.has(el.getAttribute("role")) ? el : null,
@@ -621,14 +623,14 @@ function childContext(el, st, pos, c, selfVisible, dist, above, far) {
 // a transformed one both.
 /**
  * @param {WalkContext} cc
- * @param {CSSStyleDeclaration} st
+ * @param {boolean} transformed the element has a transform
  * @param {string} pos
  */
-function narrowClips(cc, st, pos) {
+function narrowClips(cc, transformed, pos) {
   if (pos !== "static") cc.absClip = cc.clip;
-  if (st.transform !== "none" || pos === "fixed") {
+  if (transformed || pos === "fixed") {
     cc.absClip = cc.clip;
-    if (st.transform !== "none") cc.fixedClip = cc.clip;
+    if (transformed) cc.fixedClip = cc.clip;
   }
 }
 
@@ -812,7 +814,9 @@ function attributeKind(el, st, c) {
   if (c.itemsOf && isListItem(el, c.itemsOf)) return "weak";
   if (c.inInteractive) return null;
   const tabindex = el.getAttribute("tabindex");
-  const pointer = st.cursor === "pointer" && c.cursor !== "pointer";
+  // (A pointer merely inherited from the parent is not a new target; the parent's style is
+  // read only then.)
+  const pointer = st.cursor === "pointer" && !(c.st && c.st.cursor === "pointer");
   if ((pointer || (tabindex !== null && +tabindex >= 0)) && !holdsControls(el)) {
     if (el === c.doc.body || el === c.doc.documentElement) return null;
     return isItemList(el) ? "list" : "weak";

@@ -3,7 +3,7 @@ on pages of real applications and of the widget gallery, in one Chromium, on the
 
 Run (bench/requirements.txt says how to make ``.venv-bench``)::
 
-    .venv-bench/bin/python bench/bench_real_pages.py [--repeat 3] [--only jupyter]
+    .venv-bench/bin/python bench/bench_real_pages.py [--repeat 12] [--only jupyter]
         [--json bench/results/real_pages.json] [--show-missing]
 
 One headless Chromium (bench/real_apps.py: ``--no-sandbox --disable-background-networking
@@ -35,35 +35,42 @@ by the tests' own starters (tests/apps/servers.py); Jupyter Notebook 7 (tree, a 
 and a Gradio Blocks app, started here (bench/real_apps.py); every
 ``tests/site/gallery/*.html`` that exists when it runs.
 
-Figures on 2026-12-07 13:12 UTC (load average 2.1), ``--repeat 9``, the tools in turn,
-median, ms and o200k tokens; a document's first digest lists every listener (and its second,
-in ask mode, hands its nodes over once), so the median of 9 is the figure a run pays on a
-page it stays on, and the first call is shown in the parts below:
+Figures on 2026-12-07 16:36 UTC (load average 4.0), ``--repeat 12`` (each order of the three
+tools twice, see ``timed_in_turn``), median, ms and o200k tokens; a document's first digest
+lists every listener (and its second, in ask mode, hands its nodes over once), so the median
+is the figure a run pays on a page it stays on, and the first call is shown in the parts below
+(Playwright's first calls cost too: its script, 40-90 ms):
 
     page                 handrail        Playwright ai    browser-use
-    Django changelist    14    1,059      19    2,808      53    1,373
-    Django change form   13      735      17    1,902      58    1,032
-    Datasette table      13      904      17    2,526      53    1,231
-    Datasette row         5      113       9      440      19      163
-    Datasette query       6      304      11      814      28      395
-    Jupyter tree         18      280      21      870     119      969
-    Jupyter notebook     26      593      28    1,440     170    2,563
-    Gradio Blocks         8      219       9      648      40      454
-    real apps, sum      104    4,207     130   11,448     539    8,180
-    25 pages, sum       200    5,685     256   14,830     929   11,452
+    Django changelist    14    1,003      16    2,808      50    1,373
+    Django change form   14      723      15    1,902      60    1,032
+    Datasette table      11      864      16    2,526      54    1,231
+    Datasette row         4      113       6      440      17      163
+    Datasette query       5      301       8      814      25      395
+    Jupyter tree         16      252      21      870     123      969
+    Jupyter notebook     24      556      29    1,421     188    2,548
+    Gradio Blocks         7      219       9      648      40      454
+    real apps, sum       96    4,031     121   11,429     556    8,165
+    25 pages, sum       184    5,330     251   14,836     910   11,437
 
-Tokens 0.50x browser-use's (5,685 against 11,452: 0.496, on the line: browser-use's text of
-the notebook varies by 500 tokens with the kernel's state); 219/219 visible controls
-addressable; none of Chrome's 218 names missing (the check counts nothing a clipping 1px box
-hides: Tom Select's replaced <select> is there for a screen reader, not shown). Every
-real-app page faster than Playwright; the gallery pages (3-14 ms) within 1 ms of it either
-way, different ones from run to run (this run: Ace 4.3 against 4.2, CodeMirror 6 7 against 6,
-jQuery UI 7 against 6). Steps to this (2026-12-07): the questions of the latest walk in ask
-mode asked again beside the next walk, ahead of it (the notebook 45-60 -> 20-30 ms), jQuery's
-handler lists read again from the lists themselves (jQuery UI 8-10 -> 5-7 ms), and the DOM
-domain left on between closed-root audits (the audit is the search alone). First calls:
-the notebook 150-300 ms (listing 7,900 listeners, 7,200 of them on 55 React roots, 131
-each), Jupyter's tree 80-170, jQuery UI's page 55-70 (every jQuery element read in full).
+Three runs in a row: every page faster than Playwright in each, by 3-36% on the real apps
+(the closest: Django's change form, 14.3 against 14.7 ms) and 1-68% on the gallery (the
+closest: Monaco, jQuery UI and AG Grid, within 0.1-1.5 ms); tokens 0.47x browser-use's
+(5,330 against 11,437: 0.466; its text of the notebook varies by 500 tokens with the kernel's
+state, which moves the ratio between 0.46 and 0.49); 219/219 visible controls addressable;
+none of Chrome's 218 names missing (the check counts nothing a clipping 1px box hides: Tom
+Select's replaced <select> is there for a screen reader, not shown). Steps to this
+(2026-12-07): the questions of the latest walk in ask mode asked again beside the next walk,
+ahead of it (the notebook 45-60 -> 20-30 ms); the DOM domain left on between closed-root
+audits (the audit is the search alone); jQuery's handlers read as its dispatch splits them,
+a kept ``events`` object read with V8's preview of its lists (jQuery UI's page 8-10 -> 4-6
+ms); a box read once per walk, a computed style property once per element (walks 5-10%
+shorter); a role shown as the tag and no closing tag at the end of a table cell (tokens 0.50
+-> 0.47x). Before the tools took turns in every order, handrail's call followed
+browser-use's in most rounds (a fixed order A B C) and paid for what that left the renderer
+to do: the notebook then read 26-30 against 26-32 ms. First calls: the notebook 120-200 ms
+(listing 7,900 listeners, 7,200 of them on 55 React roots, 131 each), Jupyter's tree 80-200,
+jQuery UI's page 40-140 (every jQuery element read in full).
 """
 
 from __future__ import annotations
@@ -71,6 +78,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import statistics
@@ -151,11 +159,16 @@ def token_counter() -> Callable[[str], int]:
 async def timed_in_turn(
     repeat: int, calls: dict[str, Callable[[], Awaitable[str]]]
 ) -> dict[str, Figures]:
-    """Each tool's figures, the tools called in turn (A B C A B C...): a page still settling
-    (Jupyter's kernel connecting) or a burst of load weighs on all of them alike."""
+    """Each tool's figures, the tools called in turn, each round in the next of their
+    orders (A B C, A C B, B A C, B C A, C A B, C B A, A B C...): a page still settling
+    (Jupyter's kernel connecting) or a burst of load weighs on all of them alike, and each
+    follows each other as often (what a tool leaves the renderer to finish, its garbage, a
+    style pass, falls on the next one: in a fixed order, or one merely rotated, handrail
+    followed browser-use's snapshot in most rounds)."""
     out = {name: Figures() for name in calls}
-    for _ in range(repeat):
-        for name, call in calls.items():
+    orders = list(itertools.permutations(calls.items()))
+    for round_no in range(repeat):
+        for name, call in orders[round_no % len(orders)]:
             figures = out[name]
             if figures.error is not None:
                 continue
@@ -693,7 +706,12 @@ async def measure_all(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=12,
+        help="calls per tool and page (12: each order of the three twice)",
+    )
     parser.add_argument("--only", nargs="*", help="pages whose name holds one of these")
     parser.add_argument("--json", help="write the figures there too")
     parser.add_argument("--dump", help="a folder for each tool's text of each page")

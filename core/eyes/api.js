@@ -80,7 +80,7 @@ function probe() {
   const look = (el) => {
     if (byEl.has(el)) return;
     if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return;
-    const r = el.getBoundingClientRect();
+    const r = rectOf(el);
     if (r.width >= 1 && r.height >= 1) fresh++;
   };
   outsideRuns(document.querySelectorAll(TAG_SELECTOR), look);

@@ -211,12 +211,12 @@ function isListBox(el) {
  */
 function listBoxOptions(ws, el, rec, cc, c) {
   delete rec.attrs.options;
-  const box = el.getBoundingClientRect();
+  const box = rectOf(el);
   const top = box.top + el.clientTop;
   const bottom = top + el.clientHeight;
   const beyond = { above: 0, below: 0, left: 0, right: 0 };
   for (const opt of el.options) {
-    const r = opt.getBoundingClientRect();
+    const r = rectOf(opt);
     if (r.height < 1) continue; // a hidden option
     if (r.bottom <= top + 1) beyond.above++;
     else if (r.top >= bottom - 1) beyond.below++;

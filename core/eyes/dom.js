@@ -24,6 +24,7 @@ function protoGetter(proto, name) {
 
 const PARENT_ELEMENT = protoGetter(Node.prototype, "parentElement");
 const FIRST_CHILD = protoGetter(Node.prototype, "firstChild");
+const CHILDREN = protoGetter(Element.prototype, "children");
 const NEXT_SIBLING = protoGetter(Node.prototype, "nextSibling");
 const NODE_TYPE = protoGetter(Node.prototype, "nodeType");
 const IS_CONTENT_EDITABLE = protoGetter(HTMLElement.prototype, "isContentEditable");
@@ -101,10 +102,10 @@ function rectOf(el) {
 let walkRects = null; // while a walk runs (walk.js walk())
 /** @param {Element} el */
 function boxOf(el) {
-  if (walkRects === null) return el.getBoundingClientRect();
+  if (walkRects === null) return rectOf(el);
   let r = walkRects.get(el);
   if (!r) {
-    r = el.getBoundingClientRect();
+    r = rectOf(el);
     walkRects.set(el, r);
   }
   return r;

@@ -114,7 +114,7 @@ function frameContext(el, st, cc, inner, x, y) {
   // holder's map; a translation in top-level coordinates alone would misplace them.
   let m = null;
   if (cc.m) {
-    const b = el.getBoundingClientRect();
+    const b = rectOf(el);
     const dx = b.left + el.clientLeft + parseFloat(st.paddingLeft);
     const dy = b.top + el.clientTop + parseFloat(st.paddingTop);
     const p = cc.m;
@@ -144,7 +144,7 @@ function farFrame(ws, f, above) {
     inner = null;
   }
   if (inner) return;
-  const b = f.getBoundingClientRect();
+  const b = rectOf(f);
   if (b.width < 1 || b.height < 1) return;
   ws.farFrames++;
   const F = ws.cdpFrame;

@@ -228,6 +228,6 @@ function handlerTarget(el, st) {
 function coversViewport(el) {
   const view = el.ownerDocument.defaultView;
   if (!view) return false;
-  const r = el.getBoundingClientRect();
+  const r = rectOf(el);
   return r.width >= view.innerWidth * 0.9 && r.height >= view.innerHeight * 0.9;
 }

@@ -50,7 +50,7 @@ function scrollLabel(el) {
 const MAX_SCROLL_VISITS = 5000;
 function scrollBeyond(el, st) {
   const axes = scrollAxes(el, st) || { x: false, y: false };
-  const b = el.getBoundingClientRect();
+  const b = rectOf(el);
   const top = b.top + el.clientTop;
   const left = b.left + el.clientLeft;
   const bottom = top + el.clientHeight;
@@ -90,6 +90,8 @@ function scrollBeyond(el, st) {
 }
 
 function childrenOf(n) {
+  // (A form's members may be its controls; it is never a shadow host nor a slot.)
+  if (isForm(n)) return CHILDREN.call(n);
   const root = rootOf(n);
   if (root) return root.children;
   if (n.tagName === "SLOT") {

@@ -105,7 +105,7 @@ function joinRow(ws, start, starts) {
  */
 function rowsOnScreen(parent) {
   const first = parent.firstElementChild;
-  if (!first || first.getAttribute("role") !== "row" || parent.childElementCount < 2) return null;
+  if (!first || GET_ATTRIBUTE.call(first, "role") !== "row" || parent.childElementCount < 2) return null;
   const kids = [...parent.children];
   const tops = new Map(kids.map((k) => [k, boxOf(k).top]));
   let sorted = true;

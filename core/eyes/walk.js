@@ -360,7 +360,7 @@ function walkChildrenOf(ws, parent, c, skip) {
     // Rows far above (a long table scrolled down): one run up to the first row that is
     // not, found by a binary search on the rows' boxes, instead of a visit per row.
     const kids = parent.children;
-    const k = firstWhere(kids, (row) => row.getBoundingClientRect().bottom + c.oy >= -ws.marginV * ws.vh);
+    const k = firstWhere(kids, (row) => rectOf(row).bottom + c.oy >= -ws.marginV * ws.vh);
     if (k > 1 && k < kids.length) {
       countRun(ws, parent, kids[0], c, kids[k]);
       n = kids[k];
@@ -667,7 +667,7 @@ function visitPlain(ws, el, tag, cc, c, selfVisible, x, y) {
   if (tag === "LABEL" && el.control && !c.name) {
     const ctl = el.control;
     // A field a widget shrank to nothing (Tagify's original input) is not the one it names.
-    const box = ctl.getBoundingClientRect();
+    const box = rectOf(ctl);
     const drawn = box.width >= 1 && box.height >= 1;
     if (drawn && !ctl.hasAttribute("aria-label") && !ctl.hasAttribute("aria-labelledby")) cc.suppress = true;
   }
@@ -729,7 +729,7 @@ function slotsControls(el) {
 function iconAlt(ws, el, c) {
   const alt = clean(el.getAttribute("alt") || "");
   if (!alt || c.suppress) return;
-  const r = el.getBoundingClientRect();
+  const r = rectOf(el);
   if ((r.width > 48 || r.height > 48) && !el.closest("td, th")) return;
   if (!ws.buf) {
     ws.bufDist = c.dist;

@@ -16,7 +16,7 @@ function nestedGroup(item) {
 
 function groupShown(group) {
   if (group.checkVisibility && !group.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
-  const r = group.getBoundingClientRect();
+  const r = rectOf(group);
   return r.width >= 1 && r.height >= 1;
 }
 

@@ -10,6 +10,7 @@ this test too; and one <img name> of the document for each.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -97,3 +98,49 @@ async def test_a_run_clicks_go_on_a_clobbered_form_and_ends_cleanly(
     [done] = run.done("click")
     assert done.result.ok, done.result
     assert site.posts("/hands/clobbered-done")
+
+
+# Where a walk measures the form other than as a block: inside an area it scrolls (what lies
+# beyond is counted), as that area itself, and as a row a grid orders by where it stands. The
+# page's own members are clobbered too: the set-up goes through the prototypes.
+PLACES = {
+    "in a scroll area": "const box = make('div'); box.style.cssText = 'overflow:auto;height:60px';"
+    " before(form, box); box.append(form);"
+    " for (let k = 0; k < 5; k++) box.append(make('p')); box.lastChild.textContent = 'below';",
+    "as the scroll area": "style(form).cssText = 'display:block;overflow:auto;height:60px';",
+    "as a grid's row": "const grid = make('div'); grid.setAttribute('role', 'grid');"
+    " grid.style.cssText = 'display:flex;flex-direction:column'; before(form, grid);"
+    " const row = make('div'); row.setAttribute('role', 'row'); row.style.order = '-1';"
+    " row.innerHTML = '<span role=gridcell>first</span><span role=gridcell>row</span>';"
+    " Element.prototype.setAttribute.call(form, 'role', 'row'); grid.append(form, row);",
+}
+SET_UP = (
+    "(() => { const make = (t) => Document.prototype.createElement.call(document, t);"
+    " const before = (n, m) => Element.prototype.before.call(n, m);"
+    " const style = (n) => Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'style')"
+    ".get.call(n);"
+    " const form = Document.prototype.getElementById.call(document, 'changelist');"
+    " PLACE return true; })()"
+)
+
+
+@pytest.mark.parametrize("place", PLACES)
+async def test_a_clobbered_form_is_read_wherever_the_walk_measures_it(
+    page: Page, tab: Tab, site: FixtureSite, place: str
+) -> None:
+    move = SET_UP.replace("PLACE", PLACES[place])
+    await open_page(page, site, "/hands/clobbered.html")  # the same page, not clobbered
+    assert await page_eval(tab, move)
+    plain = (await page.observe())[0]
+    result = await page.navigate(clobbered_page(site))
+    assert result.ok, result.message
+    assert await page_eval(tab, move)
+    snap, _ = await page.observe()  # a box read through the form ended the digest
+
+    def lines(snapshot: Snapshot) -> list[str]:
+        # The element lines in reading order; indexes are the tab's counter, so left out.
+        text = re.sub(r"index: \d+", "index: #", re.sub(r"[*~]*\[\d+\]", "[#]", snapshot.text))
+        return [line for line in text.splitlines() if "[#]<" in line]
+
+    assert lines(plain) and lines(snap) == lines(plain), snap.text
+    assert "Action" in [e.name for e in snap.elements.values()]

@@ -681,7 +681,7 @@ async def _handlers_in(
         elif counted[0] > 0:
             direct = True
     items = list(await asyncio.gather(*(_props(session, i, timeout, spent=spent) for i in unread)))
-    got = _split(items) if items else None
+    got = _split(items)
     if got is None:
         return _Split([], True) if direct else None
     return _Split(got.delegated, got.direct or direct)
